@@ -1,0 +1,275 @@
+//! The bit-packed board: the houses of both sides, seen from the side to move.
+//!
+//! ```text
+//!  lanes (see crate::lanes), Kalah(m, n), side to move = "mover":
+//!
+//!    lane:  0   1  ...  m-1 | m   m+1 ... 2m-1 | 2m ... (unused, always 0)
+//!   house:  1   2  ...   m  | 1    2  ...   m  |
+//!           mover's houses  | opponent's houses|
+//!
+//!  sowing cycle from the mover's view (2m+1 pits; the opponent's store is skipped):
+//!
+//!    cycle position: 0 .. m-1 |      m       | m+1 .. 2m
+//!    pit:            lanes 0..m-1 | mover's store | lanes m..2m-1
+//! ```
+//!
+//! Mover's house `i` (lane `i`) faces opponent lane `2m-1-i`. The stores are not in the board:
+//! seeds in stores never return, so the board alone (the *key*) decides the future store
+//! difference of any position, and the transposition table and the databases key on it.
+//!
+//! A sowing of `s` seeds from lane `h` is three word operations: clear lane `h`; add
+//! `s / (2m+1)` whole laps to all `2m` lanes at once; add one seed to the (at most two, when it
+//! wraps) lane ranges that the remainder covers. The last seed's pit is `(h + s) mod (2m+1)`.
+//! When the turn passes the two halves swap, so the board is always seen from the side to move.
+
+use crate::lanes::{Lanes, Narrow};
+use crate::rules::Rules;
+
+/// Houses of both sides from the mover's view, packed in lanes of `L` (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Board<L: Lanes = Narrow> {
+    houses: L,
+    m: u8,
+}
+
+/// What one sowing did, from the view of the side that sowed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Sowing {
+    /// Seeds that went into the mover's store: sown, captured, and swept at the game's end.
+    pub mover_gain: u32,
+    /// Seeds that went into the opponent's store (only the end-of-game sweep does this).
+    pub opponent_gain: u32,
+    /// Seeds taken by a capture (the last seed plus the opposite house), 0 if none.
+    pub captured: u32,
+    /// The last seed fell into the mover's store and the game goes on: the mover moves again.
+    pub extra_turn: bool,
+    /// A side ran out of seeds: the board has been swept into the stores and the game is over.
+    pub game_over: bool,
+}
+
+impl Sowing {
+    /// Whether the other side moves next.
+    #[inline]
+    pub fn passes_turn(&self) -> bool {
+        !self.extra_turn && !self.game_over
+    }
+}
+
+impl<L: Lanes> Board<L> {
+    /// A board from the mover's and the opponent's houses, each listed in its owner's sowing
+    /// order (house 1 first). `None` if the sides differ in length, hold no house or more than
+    /// `L` can pack, or the seeds exceed `L::LANE_MAX`.
+    pub fn from_houses(mover: &[u32], opponent: &[u32]) -> Option<Self> {
+        let m = mover.len();
+        if m == 0 || opponent.len() != m || 2 * m > L::CAPACITY {
+            return None;
+        }
+        let total = mover
+            .iter()
+            .chain(opponent)
+            .try_fold(0u32, |acc, &s| acc.checked_add(s))?;
+        if total > L::LANE_MAX {
+            return None;
+        }
+        let mut houses = L::default();
+        for (i, &s) in mover.iter().chain(opponent).enumerate() {
+            houses.set_lane(i, s);
+        }
+        Some(Board { houses, m: m as u8 })
+    }
+
+    /// The start of Kalah(m, n), if it fits `L`.
+    pub fn start(m: usize, n: u32) -> Option<Self> {
+        let side = vec![n; m];
+        Self::from_houses(&side, &side)
+    }
+
+    /// Houses a side.
+    #[inline(always)]
+    pub fn houses_per_side(self) -> usize {
+        usize::from(self.m)
+    }
+
+    /// Seeds in the mover's house `i` (0-based: house `i + 1`).
+    #[inline(always)]
+    pub fn mover_house(self, i: usize) -> u32 {
+        self.houses.lane(i)
+    }
+
+    /// Seeds in the opponent's house `i` (0-based: house `i + 1` from the opponent's view).
+    #[inline(always)]
+    pub fn opponent_house(self, i: usize) -> u32 {
+        self.houses.lane(self.houses_per_side() + i)
+    }
+
+    /// Seeds on the mover's side.
+    #[inline(always)]
+    pub fn mover_seeds(self) -> u32 {
+        self.houses.sum_range(0, self.houses_per_side())
+    }
+
+    /// Seeds on the opponent's side.
+    #[inline(always)]
+    pub fn opponent_seeds(self) -> u32 {
+        let m = self.houses_per_side();
+        self.houses.sum_range(m, 2 * m)
+    }
+
+    /// Seeds on the board (the *level* of the position).
+    #[inline(always)]
+    pub fn seeds(self) -> u32 {
+        self.houses.sum_range(0, 2 * self.houses_per_side())
+    }
+
+    /// The house-only key, normalised to the side to move, stores excluded.
+    #[inline(always)]
+    pub fn key(self) -> L {
+        self.houses
+    }
+
+    /// Whether the game is over: a side has no seeds left.
+    #[inline(always)]
+    pub fn is_finished(self) -> bool {
+        let m = self.houses_per_side();
+        self.houses.is_zero_range(0, m) || self.houses.is_zero_range(m, 2 * m)
+    }
+
+    /// Bit `i` set when the mover's house `i + 1` is non-empty (a legal move unless the game is
+    /// finished, in which case there are no legal moves: see [`Board::is_finished`]).
+    #[inline(always)]
+    pub fn movable(self) -> u32 {
+        self.houses.nonzero_mask(0, self.houses_per_side())
+    }
+
+    /// The same board seen from the other side.
+    #[inline(always)]
+    pub fn flipped(self) -> Self {
+        Board {
+            houses: self.houses.swap_halves(self.houses_per_side()),
+            m: self.m,
+        }
+    }
+
+    /// Sows the mover's house `h` (0-based) under `rules` and returns the board seen from the
+    /// side that moves next (the same side after an extra turn or at the game's end, the
+    /// opponent otherwise) and what the sowing did.
+    ///
+    /// Precondition: `h < m`, the house is non-empty and the game is not finished. Breaking it
+    /// is a logic error (checked in debug builds); [`crate::Position::play`] checks it.
+    #[inline]
+    pub fn sow(self, h: usize, rules: Rules) -> (Self, Sowing) {
+        let m = self.houses_per_side();
+        let lanes = 2 * m;
+        let cycle = lanes + 1;
+        let mut houses = self.houses;
+        let seeds = houses.lane(h) as usize;
+        debug_assert!(h < m && seeds > 0 && !self.is_finished());
+
+        houses.set_lane(h, 0);
+        let laps = seeds / cycle;
+        let rem = seeds % cycle;
+        let mut mover_gain = laps as u32;
+        if laps > 0 {
+            houses.add_range(0, lanes, laps as u32);
+        }
+        // The remainder covers cycle positions h+1 ..= h+rem; the store is position m.
+        let store_hit = h + rem >= m;
+        mover_gain += u32::from(store_hit);
+        let start = h + 1;
+        let end = start + rem - usize::from(store_hit);
+        if end <= lanes {
+            houses.add_range(start, end, 1);
+        } else {
+            houses.add_range(start, lanes, 1);
+            houses.add_range(0, end - lanes, 1);
+        }
+
+        let mut last = h + rem;
+        if last >= cycle {
+            last -= cycle;
+        }
+        let mut sowing = Sowing {
+            extra_turn: last == m,
+            ..Sowing::default()
+        };
+        if last < m && houses.lane(last) == 1 {
+            let opposite = lanes - 1 - last;
+            let taken = houses.lane(opposite);
+            if taken > 0 || rules == Rules::EmptyCapture {
+                houses.set_lane(last, 0);
+                houses.set_lane(opposite, 0);
+                sowing.captured = taken + 1;
+                mover_gain += taken + 1;
+            }
+        }
+
+        let mine_empty = houses.is_zero_range(0, m);
+        if mine_empty || houses.is_zero_range(m, lanes) {
+            let mine = if mine_empty {
+                0
+            } else {
+                houses.sum_range(0, m)
+            };
+            sowing.opponent_gain = houses.sum_range(m, lanes);
+            mover_gain += mine;
+            houses = L::default();
+            sowing.game_over = true;
+            sowing.extra_turn = false;
+        }
+        sowing.mover_gain = mover_gain;
+
+        let board = Board { houses, m: self.m };
+        let next = if sowing.passes_turn() {
+            board.flipped()
+        } else {
+            board
+        };
+        (next, sowing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::Wide;
+
+    #[test]
+    fn full_lap_lands_in_the_emptied_house_and_captures() {
+        // Kalah(6): 13 seeds from house 1 go once round and end in house 1 itself.
+        let board =
+            Board::<Narrow>::from_houses(&[13, 1, 0, 0, 0, 0], &[0, 0, 0, 0, 0, 2]).unwrap();
+        let (next, sowing) = board.sow(0, Rules::Standard);
+        // House 1 faces the opponent's house 6, which held 2 and gained 1.
+        assert_eq!(sowing.captured, 1 + 3);
+        assert_eq!(sowing.mover_gain, 1 + 4);
+        assert!(!sowing.extra_turn && !sowing.game_over);
+        // Seen from the opponent now: their houses got one seed each (house 6 was captured).
+        assert_eq!(
+            (0..6).map(|i| next.mover_house(i)).collect::<Vec<_>>(),
+            [1, 1, 1, 1, 1, 0]
+        );
+        assert_eq!(
+            (0..6).map(|i| next.opponent_house(i)).collect::<Vec<_>>(),
+            [0, 2, 1, 1, 1, 1]
+        );
+    }
+
+    #[test]
+    fn narrow_and_wide_sow_alike() {
+        let mover = [4, 0, 9, 1, 30, 2, 0];
+        let opponent = [0, 3, 5, 0, 1, 16, 7];
+        let n = Board::<Narrow>::from_houses(&mover, &opponent).unwrap();
+        let w = Board::<Wide>::from_houses(&mover, &opponent).unwrap();
+        for h in [0, 2, 3, 4, 5] {
+            for rules in [Rules::Standard, Rules::EmptyCapture] {
+                let (a, sa) = n.sow(h, rules);
+                let (b, sb) = w.sow(h, rules);
+                assert_eq!(sa, sb);
+                for i in 0..7 {
+                    assert_eq!(a.mover_house(i), b.mover_house(i));
+                    assert_eq!(a.opponent_house(i), b.opponent_house(i));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! # kalah: exact Kalah rules on a bit-packed board
+//!
+//! The foundation of a Kalah (mancala) solver and endgame-database builder: the rules of
+//! Kalah(m, n) under both capture variants, a bit-packed board whose sowings are a few word
+//! operations, the KGP position notation, and perft.
+//!
+//! ## Glossary
+//!
+//! - **house**: one of the `m` pits on a side; numbered 1..m from its owner's view, house m next
+//!   to the owner's store.
+//! - **store**: a player's scoring pit; seeds there never come back.
+//! - **seed**: the counters; **level** = seeds on the board (houses only).
+//! - **side**: South (moves first) or North; the **mover** is the side to move.
+//! - **sowing**: lifting one house and dropping its seeds one per pit (one **ply**); a **turn**
+//!   is one sowing plus one more for each extra turn earned (`3-6`).
+//! - **key**: the houses seen from the mover, stores excluded ([`Board::key`]).
+//! - **rules**: the capture rule, [`Rules::Standard`] or [`Rules::EmptyCapture`].
+//!
+//! ## Quick start
+//!
+//! ```
+//! use kalah::{AnyPosition, Rules, Setup, perft, with_position};
+//!
+//! let setup: Setup = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>".parse()?;
+//! let pos = AnyPosition::from_setup(&setup, Rules::Standard)?;
+//! let nodes = with_position!(pos, p => perft(&p, 4));
+//! assert_eq!(nodes, 1_893);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Data flows one way: rules → lanes → board → position → notation / perft. The library never
+//! prints.
+
+#![deny(missing_docs)]
+
+pub mod board;
+pub mod lanes;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod reference;
+pub mod render;
+pub mod rng;
+pub mod rules;
+
+pub use board::{Board, Sowing};
+pub use lanes::{Lanes, Narrow, Wide};
+pub use notation::{NotationError, ParseMoveError, Turn};
+pub use perft::{divide, perft, perft_board};
+pub use position::{AnyPosition, Defect, IllegalMove, Move, Outcome, Position, Setup, SetupError};
+pub use render::render;
+pub use rng::Rng;
+pub use rules::{MAX_HOUSES, MAX_SEEDS, MIN_HOUSES, Rules, Side, Variant, VariantError};

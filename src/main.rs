@@ -1,0 +1,7 @@
+//! The `kalah` command: parse the command line, run, map errors to exit codes.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
