@@ -24,7 +24,7 @@
 //! let setup: Setup = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>".parse()?;
 //! let pos = AnyPosition::from_setup(&setup, Rules::Standard)?;
 //! let nodes = with_position!(pos, p => perft(&p, 4));
-//! assert_eq!(nodes, 1_893);
+//! assert_eq!(nodes, 942);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -1,1 +1,106 @@
-pub fn main() -> std::process::ExitCode { std::process::ExitCode::SUCCESS }
+//! The command line: clap derive types whose doc comments are the help, and the plumbing from
+//! them to the library. Errors become one line on stderr and a non-zero exit code.
+
+mod args;
+mod moves;
+mod perft;
+mod show;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exact Kalah (mancala): rules, positions and perft.
+///
+/// Positions are KGP board literals, South to move unless stated:
+///   '<m,south_store,north_store,s_1,...,s_m,n_1,...,n_m>'  (quote it: < and > are shell syntax)
+/// Rows go in their owner's sowing order; North's house 1 faces South's house m. Put `north`
+/// after the literal ('<...> north') or pass --to-move north for North to move.
+///
+/// Limits: 1 to 12 houses a side, at most 65535 seeds in a game (Kalah(12,12) has 288).
+/// Rules: `standard` (a capture needs a non-empty opposite house) or `empty-capture`.
+#[derive(Parser, Debug)]
+#[command(name = "kalah", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Show(show::ShowArgs),
+    Moves(moves::MovesArgs),
+    Perft(perft::PerftArgs),
+}
+
+/// A failed command: what to print, and the exit code.
+#[derive(Debug)]
+pub struct CliError {
+    message: String,
+    code: u8,
+}
+
+impl CliError {
+    /// Bad input from the user (exit code 2).
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+
+    /// Something failed while running (exit code 1).
+    #[allow(dead_code)]
+    pub fn failure(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: 1,
+        }
+    }
+}
+
+/// Parses the command line, runs the command, maps errors to exit codes.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return clap_error(err),
+    };
+    let result = match cli.command {
+        Command::Show(a) => show::run(a),
+        Command::Moves(a) => moves::run(a),
+        Command::Perft(a) => perft::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("kalah: {}", err.message);
+            ExitCode::from(err.code)
+        }
+    }
+}
+
+/// Help and version go to stdout as clap draws them; a usage error is cut to its first line.
+fn clap_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(if err.use_stderr() { 2 } else { 0 })
+        }
+        _ => {
+            // The message proper runs up to the first blank line (usage and tips follow).
+            let text = err.render().to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let message = message.join(" ");
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
+            eprintln!("kalah: {message} (see kalah --help)");
+            ExitCode::from(2)
+        }
+    }
+}

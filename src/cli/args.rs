@@ -1,0 +1,86 @@
+//! Arguments shared by the commands that take a position, and their conversion.
+
+use clap::Args;
+use clap::builder::TypedValueParser as _;
+use kalah::{AnyPosition, Rules, Setup, Side};
+
+use super::CliError;
+
+/// Parses a rule-set name for clap (so the help lists the choices).
+pub fn rules_parser() -> impl clap::builder::TypedValueParser<Value = Rules> {
+    clap::builder::PossibleValuesParser::new(Rules::ALL.map(Rules::as_str))
+        .map(|s| s.parse::<Rules>().expect("listed rules parse"))
+}
+
+/// Parses a side name for clap.
+pub fn side_parser() -> impl clap::builder::TypedValueParser<Value = Side> {
+    clap::builder::PossibleValuesParser::new(["south", "north"])
+        .map(|s| s.parse::<Side>().expect("listed sides parse"))
+}
+
+/// The capture rule.
+#[derive(Args, Debug, Clone)]
+pub struct RulesArg {
+    /// Capture rule: `standard` captures only when the opposite house holds seeds;
+    /// `empty-capture` also banks a lone last seed opposite an empty house.
+    #[arg(long, default_value = "standard", value_parser = rules_parser())]
+    pub rules: Rules,
+}
+
+/// A position given on the command line.
+#[derive(Args, Debug, Clone)]
+pub struct PositionArg {
+    /// The position: a KGP board literal, e.g. '<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>', optionally
+    /// followed by the side to move ('<...> north'). The angle brackets may be left out.
+    #[arg(value_name = "POSITION")]
+    pub position: String,
+
+    /// Side to move (default South). Must agree with a side written after the literal.
+    #[arg(long, value_name = "SIDE", value_parser = side_parser())]
+    pub to_move: Option<Side>,
+}
+
+/// Parses `text` (with `to_move` from `--to-move`) into a validated position under `rules`.
+pub fn parse_position(
+    text: &str,
+    to_move: Option<Side>,
+    rules: Rules,
+) -> Result<AnyPosition, CliError> {
+    let trimmed = text.trim();
+    // Allow the bare list of numbers: the brackets need quoting in every shell.
+    let literal = if !trimmed.contains('<') && !trimmed.contains('>') && !trimmed.is_empty() {
+        match trimmed.split_once(char::is_whitespace) {
+            Some((numbers, side)) => format!("<{numbers}> {side}"),
+            None => format!("<{trimmed}>"),
+        }
+    } else {
+        trimmed.to_owned()
+    };
+    let bad = |why: String| CliError::input(format!("invalid position '{text}': {why}"));
+    let mut setup: Setup = literal.parse().map_err(|e| bad(format!("{e}")))?;
+    match (setup.to_move, to_move) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(bad(format!(
+                "the literal says {a} to move but --to-move says {b}"
+            )));
+        }
+        (None, Some(b)) => setup.to_move = Some(b),
+        _ => {}
+    }
+    AnyPosition::from_setup(&setup, rules).map_err(|e| bad(format!("{e}")))
+}
+
+/// `"south"`, `"north"` or JSON null.
+pub fn side_json(side: Option<Side>) -> serde_json::Value {
+    side.map_or(serde_json::Value::Null, |s| s.as_str().into())
+}
+
+/// Who is to move, for human output.
+pub fn side_text(side: Option<Side>) -> String {
+    side.map_or("game over".to_owned(), |s| format!("{s} to move"))
+}
+
+/// Prints a JSON value on one line.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
