@@ -56,6 +56,9 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
     fn swap_halves(self, m: usize) -> Self;
     /// A 64-bit digest of the lanes, for hashing into tables.
     fn digest(self) -> u64;
+    /// A second 64-bit digest, mixed independently of [`Lanes::digest`]: a table that indexes
+    /// with one and verifies with the other confuses two keys only if both collide.
+    fn check_digest(self) -> u64;
 }
 
 /// 16 lanes of 8 bits in one `u128`; see the [module docs](self).
@@ -144,8 +147,12 @@ impl Lanes for Narrow {
 
     #[inline(always)]
     fn digest(self) -> u64 {
-        let folded = (self.0 as u64) ^ ((self.0 >> 64) as u64).rotate_left(29);
-        mix64(folded)
+        mix64(self.0 as u64 ^ mix64((self.0 >> 64) as u64))
+    }
+
+    #[inline(always)]
+    fn check_digest(self) -> u64 {
+        mix64(((self.0 >> 64) as u64) ^ mix64(self.0 as u64 ^ CHECK_SEED))
     }
 }
 
@@ -174,30 +181,38 @@ fn wide_mask(lo: usize, hi: usize, pattern: u64) -> [u64; WIDE_WORDS] {
 }
 
 impl Wide {
+    /// The 384-bit value shifted left by `bits`.
     fn shl(self, bits: usize) -> Self {
         let (words, rest) = (bits / 64, bits % 64);
-        let mut out = [0u64; WIDE_WORDS];
-        for i in words..WIDE_WORDS {
-            let src = i - words;
-            out[i] = self.0[src] << rest;
-            if rest > 0 && src > 0 {
-                out[i] |= self.0[src - 1] >> (64 - rest);
+        Wide(std::array::from_fn(|i| {
+            if i < words {
+                return 0;
             }
-        }
-        Wide(out)
+            let src = i - words;
+            let carry = if rest > 0 && src > 0 {
+                self.0[src - 1] >> (64 - rest)
+            } else {
+                0
+            };
+            (self.0[src] << rest) | carry
+        }))
     }
 
+    /// The 384-bit value shifted right by `bits`.
     fn shr(self, bits: usize) -> Self {
         let (words, rest) = (bits / 64, bits % 64);
-        let mut out = [0u64; WIDE_WORDS];
-        for i in 0..WIDE_WORDS - words {
+        Wide(std::array::from_fn(|i| {
             let src = i + words;
-            out[i] = self.0[src] >> rest;
-            if rest > 0 && src + 1 < WIDE_WORDS {
-                out[i] |= self.0[src + 1] << (64 - rest);
+            if src >= WIDE_WORDS {
+                return 0;
             }
-        }
-        Wide(out)
+            let carry = if rest > 0 && src + 1 < WIDE_WORDS {
+                self.0[src + 1] << (64 - rest)
+            } else {
+                0
+            };
+            (self.0[src] >> rest) | carry
+        }))
     }
 
     fn and(self, mask: [u64; WIDE_WORDS]) -> Self {
@@ -262,11 +277,20 @@ impl Lanes for Wide {
 
     #[inline]
     fn digest(self) -> u64 {
+        self.0.iter().fold(0u64, |acc, &w| mix64(acc ^ w))
+    }
+
+    #[inline]
+    fn check_digest(self) -> u64 {
         self.0
             .iter()
-            .fold(0u64, |acc, &w| mix64(acc.rotate_left(23) ^ w))
+            .rev()
+            .fold(CHECK_SEED, |acc, &w| mix64(acc ^ w))
     }
 }
+
+/// Start value of [`Lanes::check_digest`], so that it differs from [`Lanes::digest`].
+const CHECK_SEED: u64 = 0x6A09_E667_F3BC_C909;
 
 /// A strong 64-bit finaliser (SplitMix64's), so that nearby boards spread over a table.
 #[inline(always)]
@@ -327,7 +351,11 @@ mod tests {
     fn wide_matches_plain_array() {
         let mut values = [0u32; 24];
         for (i, v) in values.iter_mut().enumerate() {
-            *v = if i % 3 == 0 { 0 } else { (i as u32 * 977) % 2500 };
+            *v = if i % 3 == 0 {
+                0
+            } else {
+                (i as u32 * 977) % 2500
+            };
         }
         check_against_array::<Wide>(&values);
         check_against_array::<Wide>(&[

@@ -35,6 +35,7 @@
 
 pub mod board;
 pub mod lanes;
+mod memory;
 pub mod notation;
 pub mod perft;
 pub mod position;
@@ -42,6 +43,7 @@ pub mod reference;
 pub mod render;
 pub mod rng;
 pub mod rules;
+pub mod search;
 
 pub use board::{Board, Sowing};
 pub use lanes::{Lanes, Narrow, Wide};
@@ -51,3 +53,4 @@ pub use position::{AnyPosition, Defect, IllegalMove, Move, Outcome, Position, Se
 pub use render::render;
 pub use rng::Rng;
 pub use rules::{MAX_HOUSES, MAX_SEEDS, MIN_HOUSES, Rules, Side, Variant, VariantError};
+pub use search::{Algorithm, Analysis, MoveValue, Progress, SolveError, Solver, SolverConfig};

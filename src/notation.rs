@@ -51,8 +51,14 @@ pub enum NotationError {
 impl fmt::Display for NotationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NotationError::Empty => write!(f, "empty position (expected <m,south_store,north_store,s_1..s_m,n_1..n_m>)"),
-            NotationError::MissingOpen => write!(f, "a position starts with '<' (expected <m,south_store,north_store,s_1..s_m,n_1..n_m>)"),
+            NotationError::Empty => write!(
+                f,
+                "empty position (expected <m,south_store,north_store,s_1..s_m,n_1..n_m>)"
+            ),
+            NotationError::MissingOpen => write!(
+                f,
+                "a position starts with '<' (expected <m,south_store,north_store,s_1..s_m,n_1..n_m>)"
+            ),
             NotationError::MissingClose => write!(f, "missing closing '>'"),
             NotationError::EmptyField(field) => write!(f, "{field} is empty"),
             NotationError::NotANumber(field, text) => {
@@ -240,7 +246,10 @@ impl FromStr for Turn {
 
     fn from_str(s: &str) -> Result<Turn, ParseMoveError> {
         s.split('-')
-            .map(|part| part.parse::<Move>().map_err(|_| ParseMoveError(s.to_owned())))
+            .map(|part| {
+                part.parse::<Move>()
+                    .map_err(|_| ParseMoveError(s.to_owned()))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map(Turn)
     }

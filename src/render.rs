@@ -51,7 +51,11 @@ pub fn render<L: Lanes>(pos: &Position<L>) -> String {
     };
     let _ = writeln!(out, "{}", numbers(&mut (1..=m).rev()));
     let _ = writeln!(out, "{pad}{border}");
-    let row: String = north.iter().rev().map(|&v| format!("{}|", num(v))).collect();
+    let row: String = north
+        .iter()
+        .rev()
+        .map(|&v| format!("{}|", num(v)))
+        .collect();
     let _ = writeln!(
         out,
         "{}|{blank}|{row}{blank}|{}",
@@ -75,7 +79,9 @@ pub fn render<L: Lanes>(pos: &Position<L>) -> String {
     let _ = writeln!(out, "{}", numbers(&mut (1..=m)));
     match pos.outcome() {
         None => {
-            let side = pos.to_move().expect("a game that is not over has a side to move");
+            let side = pos
+                .to_move()
+                .expect("a game that is not over has a side to move");
             let _ = write!(
                 out,
                 "{side} to move; stores South {} North {}; {} seeds on the board",
@@ -106,8 +112,8 @@ mod tests {
 
     #[test]
     fn draws_the_start() {
-        let pos = Position::<crate::Narrow>::start(Variant::new(6, 4, Rules::Standard).unwrap())
-            .unwrap();
+        let pos =
+            Position::<crate::Narrow>::start(Variant::new(6, 4, Rules::Standard).unwrap()).unwrap();
         let text = render(&pos);
         let expected = [
             "            6   5   4   3   2   1",

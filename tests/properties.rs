@@ -110,7 +110,12 @@ fn seeds_are_conserved_and_stores_never_shrink() {
         let m = 1 + rng.below(12) as usize;
         let setup = random_setup(&mut rng, m, 300);
         let rules = random_rules(&mut rng);
-        let total: u64 = setup.stores.iter().chain(&setup.south).chain(&setup.north).sum();
+        let total: u64 = setup
+            .stores
+            .iter()
+            .chain(&setup.south)
+            .chain(&setup.north)
+            .sum();
         let pos = AnyPosition::from_setup(&setup, rules).unwrap();
         with_position!(pos, p => {
             for mv in p.legal_moves() {
@@ -152,7 +157,10 @@ fn key_is_independent_of_stores_and_normalised_to_the_mover() {
             continue;
         }
         let rules = random_rules(&mut rng);
-        let key = Position::<Narrow>::from_setup(&setup, rules).unwrap().board().key();
+        let key = Position::<Narrow>::from_setup(&setup, rules)
+            .unwrap()
+            .board()
+            .key();
         setup.stores = [rng.below(50), rng.below(50)];
         let restored = Position::<Narrow>::from_setup(&setup, rules).unwrap();
         assert_eq!(restored.board().key(), key);
@@ -174,7 +182,10 @@ fn narrow_and_wide_agree_where_both_fit() {
         let n = Position::<Narrow>::from_setup(&setup, rules).unwrap();
         let w = Position::<Wide>::from_setup(&setup, rules).unwrap();
         for (a, b) in n.legal_moves().into_iter().zip(w.legal_moves()) {
-            assert_eq!(n.play(a).unwrap().0.to_setup(), w.play(b).unwrap().0.to_setup());
+            assert_eq!(
+                n.play(a).unwrap().0.to_setup(),
+                w.play(b).unwrap().0.to_setup()
+            );
         }
         assert_eq!(kalah::perft(&n, 3), kalah::perft(&w, 3));
     }

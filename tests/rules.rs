@@ -25,7 +25,11 @@ fn check_in<L: Lanes>(rules: Rules, before: &str, house: usize, expect: &Expect)
 
     let mut reference = RefPosition::from_setup(&setup, rules);
     let effect = reference.play(house);
-    assert_eq!(reference.to_setup().to_string(), expect.after, "reference: {what}");
+    assert_eq!(
+        reference.to_setup().to_string(),
+        expect.after,
+        "reference: {what}"
+    );
     assert_eq!(effect.extra_turn, expect.extra_turn, "reference: {what}");
     assert_eq!(effect.captured, expect.captured, "reference: {what}");
 }

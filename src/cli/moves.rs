@@ -80,8 +80,9 @@ pub fn run(args: MovesArgs) -> Result<(), CliError> {
                     what.push("ends the game".to_owned());
                 }
                 let what = if what.is_empty() { "-".to_owned() } else { what.join(", ") };
+                let seeds = format!("{seeds} seed{}", if *seeds == 1 { "" } else { "s" });
                 println!(
-                    "house {:>2} ({seeds:>2} seeds)  {what:<28} -> {child}  ({})",
+                    "house {:>2}  {seeds:<9} {what:<26} -> {child}  ({})",
                     mv.house(),
                     side_text(child.to_move())
                 );

@@ -70,7 +70,11 @@ pub fn run(args: PerftArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
             (AnyPosition::start(variant), Some(variant))
         }
-        _ => return Err(CliError::input("give a POSITION or both --houses and --seeds")),
+        _ => {
+            return Err(CliError::input(
+                "give a POSITION or both --houses and --seeds",
+            ));
+        }
     };
     with_position!(pos, p => report(&p, variant, &args));
     Ok(())
@@ -105,7 +109,11 @@ fn report<L: Lanes>(p: &Position<L>, variant: Option<Variant>, args: &PerftArgs)
     let per_second = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
     let divided = args.divide && args.depth > 0;
     let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
-    let engine = if args.reference { "reference" } else { "packed" };
+    let engine = if args.reference {
+        "reference"
+    } else {
+        "packed"
+    };
     if args.json {
         let mut out = json!({
             "variant": name,
@@ -128,7 +136,11 @@ fn report<L: Lanes>(p: &Position<L>, variant: Option<Variant>, args: &PerftArgs)
         print_json(&out);
     } else {
         let title = name.unwrap_or_else(|| format!("{} houses a side", p.houses_per_side()));
-        println!("{title}, {} rules: {p} ({})", p.rules(), side_text(p.to_move()));
+        println!(
+            "{title}, {} rules: {p} ({})",
+            p.rules(),
+            side_text(p.to_move())
+        );
         if divided {
             for (h, n) in &split {
                 println!("  house {h:>2}: {n}");

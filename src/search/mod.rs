@@ -1,0 +1,416 @@
+//! The exact solver: the value of a position, of each of its moves, and a perfect line.
+//!
+//! [`Solver`] narrows the value of a board with null-window searches (MTD(f)) over the fail-soft
+//! [`negamax::search`], which shares a lock-free [`tt::TranspositionTable`] across rayon threads.
+//! The [`Algorithm`] ladder (plain minimax, memoised minimax, alpha-beta, NegaScout, MTD(f))
+//! gives the same exact values with less and less work, to show what each step buys.
+
+pub mod ladder;
+pub mod negamax;
+pub mod tt;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::board::Board;
+use crate::lanes::Lanes;
+use crate::notation::Turn;
+use crate::position::{Move, Position};
+use crate::rules::{Rules, Side};
+use negamax::{Abort, Local, Shared, Tuning, f_bounds};
+use tt::{EXACT_DEPTH, TableAllocError, TranspositionTable};
+
+/// The search algorithms, from the plainest to the fastest; all give exact values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Algorithm {
+    /// Every line to the end, no pruning.
+    Minimax,
+    /// Minimax remembering the value of every board met (a hash map, no size limit).
+    Memo,
+    /// Fail-soft alpha-beta, no table.
+    AlphaBeta,
+    /// NegaScout: null-window tests of the later moves, re-searched when they fail high.
+    Scout,
+    /// MTD(f) null-window narrowing over alpha-beta with the shared transposition table,
+    /// move ordering, enhanced transposition cut-off and parallel search.
+    #[default]
+    Mtdf,
+}
+
+impl Algorithm {
+    /// Every algorithm, plainest first.
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::Minimax,
+        Algorithm::Memo,
+        Algorithm::AlphaBeta,
+        Algorithm::Scout,
+        Algorithm::Mtdf,
+    ];
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Minimax => "minimax",
+            Algorithm::Memo => "memo",
+            Algorithm::AlphaBeta => "alphabeta",
+            Algorithm::Scout => "scout",
+            Algorithm::Mtdf => "mtdf",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Algorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Algorithm, String> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s)
+            .ok_or_else(|| format!("unknown algorithm '{s}'"))
+    }
+}
+
+/// How to set up a [`Solver`].
+#[derive(Clone, Copy, Debug)]
+pub struct SolverConfig {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    pub tt_mib: usize,
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Search tuning.
+    pub tuning: Tuning,
+}
+
+impl Default for SolverConfig {
+    fn default() -> SolverConfig {
+        SolverConfig {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            tt_mib: DEFAULT_TT_MIB,
+            algorithm: Algorithm::Mtdf,
+            tuning: Tuning::default(),
+        }
+    }
+}
+
+/// The default table size: 2 GiB, a twelfth of a 24 GiB machine; pages are only backed when
+/// touched, so small solves use little of it.
+pub const DEFAULT_TT_MIB: usize = 2048;
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            parallel_plies: 12,
+            parallel_min_seeds: 12,
+            etc_min_seeds: 12,
+            tt_min_seeds: 3,
+        }
+    }
+}
+
+/// Why a solve could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SolveError {
+    /// The transposition table could not be allocated.
+    Table(TableAllocError),
+    /// The thread pool could not be built.
+    Threads(String),
+    /// The position's houses or rules differ from the solver's.
+    Mismatch {
+        /// What the solver was built for.
+        solver: String,
+        /// What the position has.
+        position: String,
+    },
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::Table(e) => e.fmt(f),
+            SolveError::Threads(e) => write!(f, "cannot start the worker threads: {e}"),
+            SolveError::Mismatch { solver, position } => {
+                write!(f, "this solver is for {solver}, the position is {position}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+/// A step of the MTD(f) narrowing, reported to the progress callback.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// f >= lower ...
+    pub lower: i32,
+    /// ... and f <= upper, for the board being solved.
+    pub upper: i32,
+    /// Nodes searched so far by this solver.
+    pub nodes: u64,
+    /// Time since the solver was made.
+    pub elapsed: Duration,
+}
+
+/// The exact value of one move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MoveValue {
+    /// The house sown.
+    pub mv: Move,
+    /// The final store difference for the side that moves, after this move and perfect play.
+    pub value: i32,
+}
+
+/// A solved position.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Analysis {
+    /// The side to move (`None` for a finished game: the value is then South's margin).
+    pub to_move: Option<Side>,
+    /// Final store difference for the side to move, stores included, under perfect play.
+    pub value: i32,
+    /// Every legal move with its value (house order).
+    pub moves: Vec<MoveValue>,
+    /// The moves whose value equals `value`.
+    pub best: Vec<Move>,
+    /// A perfect game to the end: turns, the first by the side to move (lowest optimal house
+    /// at every step, so the line is the same for any thread count).
+    pub pv: Vec<Turn>,
+}
+
+/// An exact solver for one number of houses and one capture rule.
+pub struct Solver {
+    houses: usize,
+    rules: Rules,
+    config: SolverConfig,
+    tt: TranspositionTable,
+    pool: rayon::ThreadPool,
+    nodes: AtomicU64,
+    started: Instant,
+}
+
+impl Solver {
+    /// A solver for boards of `houses` houses a side under `rules`.
+    pub fn new(houses: usize, rules: Rules, config: SolverConfig) -> Result<Solver, SolveError> {
+        let tt_mib = if config.algorithm == Algorithm::Mtdf {
+            config.tt_mib
+        } else {
+            0
+        };
+        let tt = TranspositionTable::new(tt_mib).map_err(SolveError::Table)?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(config.threads.max(1))
+            .thread_name(|i| format!("kalah-search-{i}"))
+            .build()
+            .map_err(|e| SolveError::Threads(e.to_string()))?;
+        Ok(Solver {
+            houses,
+            rules,
+            config,
+            tt,
+            pool,
+            nodes: AtomicU64::new(0),
+            started: Instant::now(),
+        })
+    }
+
+    /// Nodes searched so far (updated every few thousand nodes while a search runs).
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SolverConfig {
+        &self.config
+    }
+
+    /// Bytes of transposition table.
+    pub fn table_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    fn check<L: Lanes>(&self, pos: &Position<L>) -> Result<(), SolveError> {
+        if pos.houses_per_side() != self.houses || pos.rules() != self.rules {
+            return Err(SolveError::Mismatch {
+                solver: format!("{} houses, {} rules", self.houses, self.rules),
+                position: format!("{} houses, {} rules", pos.houses_per_side(), pos.rules()),
+            });
+        }
+        Ok(())
+    }
+
+    /// f of `board` (the future store difference for its side to move), exact.
+    pub fn exact<L: Lanes>(&self, board: Board<L>, progress: &mut dyn FnMut(&Progress)) -> i32 {
+        if board.is_finished() {
+            return board.mover_seeds() as i32 - board.opponent_seeds() as i32;
+        }
+        match self.config.algorithm {
+            Algorithm::Mtdf => self.mtdf(board, 0, progress),
+            other => {
+                let mut nodes = 0;
+                let v = ladder::solve(other, board, self.rules, &mut nodes);
+                self.nodes.fetch_add(nodes, Ordering::Relaxed);
+                v
+            }
+        }
+    }
+
+    /// MTD(f): null-window tests from `guess` until the bounds on f meet.
+    fn mtdf<L: Lanes>(
+        &self,
+        board: Board<L>,
+        guess: i32,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> i32 {
+        let (mut lower, mut upper) = f_bounds(board.seeds(), self.rules);
+        if let Some(e) = self.tt.probe(board.key()) {
+            if e.depth == EXACT_DEPTH {
+                lower = lower.max(e.lower);
+                upper = upper.min(e.upper);
+            }
+        }
+        // Values have the parity of the seeds on the board: keep the guess on it.
+        let mut g = guess.clamp(lower, upper);
+        if (g - lower) % 2 != 0 {
+            g -= 1;
+        }
+        while lower < upper {
+            let beta = if g <= lower { lower + 2 } else { g };
+            let v = self.null_window(board, beta);
+            if v < beta {
+                upper = v;
+            } else {
+                lower = v;
+            }
+            g = v;
+            progress(&Progress {
+                lower,
+                upper,
+                nodes: self.nodes(),
+                elapsed: self.started.elapsed(),
+            });
+        }
+        lower
+    }
+
+    /// One null-window search with window (beta - 1, beta) on the pool.
+    fn null_window<L: Lanes>(&self, board: Board<L>, beta: i32) -> i32 {
+        let shared = Shared {
+            tt: &self.tt,
+            rules: self.rules,
+            tuning: self.config.tuning,
+            nodes: &self.nodes,
+        };
+        self.pool.install(|| {
+            let abort = Abort::root();
+            let mut local = Local::default();
+            let v = negamax::search(&shared, &mut local, &abort, board, beta - 1, beta, 0);
+            local.flush(&shared);
+            v
+        })
+    }
+
+    /// The value of `pos` and of every legal move, the optimal moves and a perfect line.
+    pub fn analyze<L: Lanes>(
+        &self,
+        pos: &Position<L>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Analysis, SolveError> {
+        self.check(pos)?;
+        let Some(side) = pos.to_move() else {
+            let outcome = pos.outcome().expect("a finished game has an outcome");
+            return Ok(Analysis {
+                to_move: None,
+                value: outcome.margin(Side::South),
+                moves: Vec::new(),
+                best: Vec::new(),
+                pv: Vec::new(),
+            });
+        };
+        let stores = pos.store_difference();
+        let f = self.exact(pos.board(), progress);
+        let mut moves = Vec::new();
+        for mv in pos.legal_moves() {
+            let v = self.move_value(pos.board(), mv, progress);
+            moves.push(MoveValue {
+                mv,
+                value: stores + v,
+            });
+        }
+        let best = moves
+            .iter()
+            .filter(|m| m.value == stores + f)
+            .map(|m| m.mv)
+            .collect();
+        let pv = self.principal_variation(pos.board(), f, progress);
+        Ok(Analysis {
+            to_move: Some(side),
+            value: stores + f,
+            moves,
+            best,
+            pv,
+        })
+    }
+
+    /// The value of sowing `mv` on `board` for the mover, stores excluded.
+    fn move_value<L: Lanes>(
+        &self,
+        board: Board<L>,
+        mv: Move,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> i32 {
+        let (child, s) = board.sow(mv.index(), self.rules);
+        let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+        if s.game_over {
+            gain
+        } else if s.extra_turn {
+            gain + self.exact(child, progress)
+        } else {
+            gain - self.exact(child, progress)
+        }
+    }
+
+    /// A perfect game from `board`, whose f is `f`: at each step the lowest house that keeps f.
+    fn principal_variation<L: Lanes>(
+        &self,
+        mut board: Board<L>,
+        mut f: i32,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Vec<Turn> {
+        let mut turns = Vec::new();
+        let mut turn = Vec::new();
+        while !board.is_finished() {
+            let mask = board.movable();
+            let mut chosen = None;
+            for h in (0..board.houses_per_side()).filter(|h| mask >> h & 1 == 1) {
+                let mv = Move::new(h + 1).expect("house index below MAX_HOUSES");
+                if self.move_value(board, mv, progress) == f {
+                    chosen = Some(mv);
+                    break;
+                }
+            }
+            let mv = chosen.expect("some move reaches the exact value");
+            let (child, s) = board.sow(mv.index(), self.rules);
+            let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+            turn.push(mv);
+            if s.extra_turn {
+                f -= gain;
+            } else {
+                f = gain - f;
+                turns.push(Turn(std::mem::take(&mut turn)));
+            }
+            board = child;
+        }
+        if !turn.is_empty() {
+            turns.push(Turn(turn));
+        }
+        turns
+    }
+}

@@ -1,0 +1,399 @@
+//! The exact search: fail-soft negamax alpha-beta on f, the future store difference of a board.
+//!
+//! f(board) is the final store difference the side to move will add from here on (its future
+//! store gains minus the opponent's) under perfect play; the value of a position is its store
+//! difference plus f of its board. With k seeds on the board f lies in [-k, k] and has k's
+//! parity; under `empty-capture` f >= 2 - k (sowing the mover's rightmost non-empty house either
+//! reaches the store or ends in an empty own house and captures).
+//!
+//! A sowing that earns an extra turn adds the child's f (same side, no negation); one that
+//! passes the turn subtracts it; one that ends the game adds nothing more.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::board::Board;
+use crate::lanes::Lanes;
+use crate::rules::Rules;
+use crate::search::tt::{EXACT_DEPTH, Entry, TranspositionTable};
+
+/// Most houses a side the search handles (the move list is a fixed array).
+const MAX_MOVES: usize = 16;
+/// Nodes a thread counts locally before adding them to the shared counter.
+const NODE_FLUSH: u64 = 1 << 12;
+
+/// Tuning of the search, fixed for one solve (see [`crate::search::SolverConfig`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Tuning {
+    /// Split the remaining moves of a node across threads above this many plies from the root.
+    pub parallel_plies: u32,
+    /// ... and only with at least this many seeds on the board.
+    pub parallel_min_seeds: u32,
+    /// Enhanced transposition cut-off at nodes with at least this many seeds on the board.
+    pub etc_min_seeds: u32,
+    /// Store results in the table only at nodes with at least this many seeds.
+    pub tt_min_seeds: u32,
+}
+
+/// A cancellation flag with its ancestors: a search stops when any of them is set.
+pub struct Abort<'a> {
+    flag: AtomicBool,
+    parent: Option<&'a Abort<'a>>,
+}
+
+impl<'a> Abort<'a> {
+    /// A flag with no parent.
+    pub fn root() -> Abort<'static> {
+        Abort {
+            flag: AtomicBool::new(false),
+            parent: None,
+        }
+    }
+
+    fn child(&'a self) -> Abort<'a> {
+        Abort {
+            flag: AtomicBool::new(false),
+            parent: Some(self),
+        }
+    }
+
+    /// Whether this flag or an ancestor is set.
+    #[inline]
+    pub fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed) || self.parent.is_some_and(Abort::is_set)
+    }
+
+    /// Asks every search under this flag to stop.
+    pub fn set(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Everything a search thread shares with the others.
+pub struct Shared<'a> {
+    /// The table.
+    pub tt: &'a TranspositionTable,
+    /// Capture rule.
+    pub rules: Rules,
+    /// Tuning.
+    pub tuning: Tuning,
+    /// Nodes searched by all threads (flushed every few thousand nodes).
+    pub nodes: &'a AtomicU64,
+}
+
+/// A thread's local counters.
+#[derive(Default)]
+pub struct Local {
+    nodes: u64,
+}
+
+impl Local {
+    /// Adds the nodes not yet flushed to the shared counter.
+    pub fn flush(&mut self, shared: &Shared<'_>) {
+        shared.nodes.fetch_add(self.nodes, Ordering::Relaxed);
+        self.nodes = 0;
+    }
+}
+
+/// The lowest and highest f a board with `seeds` seeds (and a move to make) can have.
+#[inline(always)]
+pub fn f_bounds(seeds: u32, rules: Rules) -> (i32, i32) {
+    let k = seeds as i32;
+    let lower = match rules {
+        Rules::Standard => -k,
+        Rules::EmptyCapture => 2 - k,
+    };
+    (lower, k)
+}
+
+/// One move of a node, sown ahead of the search for ordering.
+#[derive(Clone, Copy)]
+struct Child<L: Lanes> {
+    board: Board<L>,
+    /// Mover's store gain minus the opponent's on this sowing.
+    gain: i32,
+    extra_turn: bool,
+    game_over: bool,
+    house: u8,
+    order: i32,
+}
+
+impl<L: Lanes> Child<L> {
+    /// The move's value for the mover, given the child's f (ignored when the game ended).
+    #[inline(always)]
+    fn value(&self, child_f: i32) -> i32 {
+        if self.game_over {
+            self.gain
+        } else if self.extra_turn {
+            self.gain + child_f
+        } else {
+            self.gain - child_f
+        }
+    }
+
+    /// The window for the child that makes `(alpha, beta)` the window of this move's value.
+    #[inline(always)]
+    fn window(&self, alpha: i32, beta: i32) -> (i32, i32) {
+        if self.extra_turn {
+            (alpha - self.gain, beta - self.gain)
+        } else {
+            (self.gain - beta, self.gain - alpha)
+        }
+    }
+}
+
+/// Fail-soft negamax with the table, to the end of the game.
+///
+/// Precondition: the game is not over on `board` (both sides have seeds).
+///
+/// Contract, for the returned `v` and the true f of `board`:
+/// - `v <= alpha`: f <= v (an upper bound; the node failed low);
+/// - `v >= beta`: f >= v (a lower bound; the node failed high);
+/// - otherwise `v == f`.
+///
+/// If `abort` is set during the search the return value means nothing and nothing was stored;
+/// the caller must check `abort` before using it.
+pub fn search<L: Lanes>(
+    shared: &Shared<'_>,
+    local: &mut Local,
+    abort: &Abort<'_>,
+    board: Board<L>,
+    mut alpha: i32,
+    beta: i32,
+    ply: u32,
+) -> i32 {
+    local.nodes += 1;
+    if local.nodes >= NODE_FLUSH {
+        local.flush(shared);
+        if abort.is_set() {
+            return 0;
+        }
+    }
+    let seeds = board.seeds();
+    let (mut lower, mut upper) = f_bounds(seeds, shared.rules);
+    if lower >= beta {
+        return lower;
+    }
+    if upper <= alpha {
+        return upper;
+    }
+    let key = board.key();
+    let mut tt_move = None;
+    if let Some(e) = shared.tt.probe(key) {
+        tt_move = e.best;
+        if e.depth == EXACT_DEPTH {
+            if e.lower >= beta || e.lower == e.upper {
+                return e.lower;
+            }
+            if e.upper <= alpha {
+                return e.upper;
+            }
+            lower = lower.max(e.lower);
+            upper = upper.min(e.upper);
+        }
+    }
+    let alpha_in = alpha;
+
+    // Sow every move; a game-ending one is valued at once.
+    let mut children = [Child {
+        board,
+        gain: 0,
+        extra_turn: false,
+        game_over: false,
+        house: 0,
+        order: 0,
+    }; MAX_MOVES];
+    let mut count = 0;
+    let mut movable = board.movable();
+    while movable != 0 {
+        let h = movable.trailing_zeros() as usize;
+        movable &= movable - 1;
+        let (next, s) = board.sow(h, shared.rules);
+        let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+        let order = if tt_move == Some(h) {
+            1 << 20
+        } else if s.extra_turn {
+            (1 << 19) + h as i32
+        } else {
+            ((gain + 256) << 5) + h as i32
+        };
+        children[count] = Child {
+            board: next,
+            gain,
+            extra_turn: s.extra_turn,
+            game_over: s.game_over,
+            house: h as u8,
+            order,
+        };
+        count += 1;
+    }
+    let children = &mut children[..count];
+    // Insertion sort, best first: at most a handful of moves.
+    for i in 1..children.len() {
+        let mut j = i;
+        while j > 0 && children[j - 1].order < children[j].order {
+            children.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+
+    // Enhanced transposition cut-off: a child already in the table may refute this node.
+    if seeds >= shared.tuning.etc_min_seeds {
+        for c in children.iter() {
+            let v = if c.game_over {
+                c.gain
+            } else if let Some(e) = shared.tt.probe(c.board.key()) {
+                if e.depth != EXACT_DEPTH {
+                    continue;
+                }
+                // The move's value is at least this, from the child's bounds.
+                if c.extra_turn {
+                    c.value(e.lower)
+                } else {
+                    c.value(e.upper)
+                }
+            } else {
+                continue;
+            };
+            if v >= beta {
+                store(shared, key, seeds, v, upper, Some(c.house as usize), 0);
+                return v;
+            }
+        }
+    }
+
+    let nodes_before = local.nodes;
+    let mut parallel_nodes = 0;
+    let mut best = i32::MIN;
+    let mut best_move = children[0].house as usize;
+    let mut first_done = 0;
+    // Young brothers wait: the first move alone, the others in parallel near the root.
+    for c in children.iter() {
+        let v = if c.game_over {
+            c.gain
+        } else {
+            let (a, b) = c.window(alpha, beta);
+            c.value(search(shared, local, abort, c.board, a, b, ply + 1))
+        };
+        if abort.is_set() {
+            return 0;
+        }
+        first_done += 1;
+        if v > best {
+            best = v;
+            best_move = c.house as usize;
+            if v > alpha {
+                alpha = v;
+                if v >= beta {
+                    break;
+                }
+            }
+        }
+        let rest = children.len() - first_done;
+        if rest >= 2
+            && ply < shared.tuning.parallel_plies
+            && seeds >= shared.tuning.parallel_min_seeds
+        {
+            break;
+        }
+    }
+    if best < beta && first_done < children.len() {
+        let rest = &children[first_done..];
+        if ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds {
+            let split = abort.child();
+            let results: Vec<(i32, usize, u64)> = rest
+                .par_iter()
+                .map(|c| {
+                    let mut mine = Local::default();
+                    let v = if c.game_over {
+                        c.gain
+                    } else {
+                        let (a, b) = c.window(alpha, beta);
+                        c.value(search(shared, &mut mine, &split, c.board, a, b, ply + 1))
+                    };
+                    let searched = mine.nodes;
+                    mine.flush(shared);
+                    if split.is_set() {
+                        return (i32::MIN, c.house as usize, searched);
+                    }
+                    if v >= beta {
+                        split.set();
+                    }
+                    (v, c.house as usize, searched)
+                })
+                .collect();
+            if abort.is_set() {
+                return 0;
+            }
+            for (v, h, searched) in results {
+                parallel_nodes += searched;
+                if v > best {
+                    best = v;
+                    best_move = h;
+                }
+            }
+        } else {
+            for c in rest {
+                let v = if c.game_over {
+                    c.gain
+                } else {
+                    let (a, b) = c.window(alpha, beta);
+                    c.value(search(shared, local, abort, c.board, a, b, ply + 1))
+                };
+                if abort.is_set() {
+                    return 0;
+                }
+                if v > best {
+                    best = v;
+                    best_move = c.house as usize;
+                    if v > alpha {
+                        alpha = v;
+                        if v >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    if seeds >= shared.tuning.tt_min_seeds {
+        let work = log2(local.nodes - nodes_before + parallel_nodes + 1);
+        if best >= beta {
+            store(shared, key, seeds, best, upper, Some(best_move), work);
+        } else if best <= alpha_in {
+            store(shared, key, seeds, lower, best, Some(best_move), work);
+        } else {
+            store(shared, key, seeds, best, best, Some(best_move), work);
+        }
+    }
+    best
+}
+
+#[inline(always)]
+fn log2(n: u64) -> u8 {
+    (63 - n.leading_zeros()) as u8
+}
+
+#[inline(always)]
+fn store<L: Lanes>(
+    shared: &Shared<'_>,
+    key: L,
+    _seeds: u32,
+    lower: i32,
+    upper: i32,
+    best: Option<usize>,
+    work: u8,
+) {
+    shared.tt.store(
+        key,
+        Entry {
+            lower,
+            upper,
+            best,
+            work,
+            depth: EXACT_DEPTH,
+        },
+    );
+}

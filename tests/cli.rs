@@ -1,0 +1,168 @@
+//! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
+
+use std::process::{Command, Output};
+
+fn kalah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(args)
+        .output()
+        .expect("the kalah binary runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = kalah(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
+
+#[test]
+fn perft_json_has_nodes_and_names_the_variant() {
+    let v = json(&[
+        "perft", "--houses", "6", "--seeds", "4", "--depth", "4", "--json",
+    ]);
+    assert_eq!(v["nodes"], 942);
+    assert_eq!(v["variant"], "Kalah(6,4)");
+    assert_eq!(v["rules"], "standard");
+    let v = json(&[
+        "perft",
+        START_6_4,
+        "-d",
+        "3",
+        "--rules",
+        "empty-capture",
+        "--divide",
+        "--json",
+    ]);
+    assert_eq!(v["rules"], "empty-capture");
+    let split = v["divide"].as_array().unwrap();
+    assert_eq!(split.len(), 6);
+    let sum: u64 = split.iter().map(|e| e["nodes"].as_u64().unwrap()).sum();
+    assert_eq!(v["nodes"].as_u64(), Some(sum));
+}
+
+#[test]
+fn perft_reference_agrees() {
+    let a = json(&[
+        "perft",
+        "<6,3,5,0,7,2,0,1,9,4,0,3,1,0,2> north",
+        "-d",
+        "6",
+        "--json",
+    ]);
+    let b = json(&[
+        "perft",
+        "<6,3,5,0,7,2,0,1,9,4,0,3,1,0,2>",
+        "--to-move",
+        "north",
+        "-d",
+        "6",
+        "--reference",
+        "--json",
+    ]);
+    assert_eq!(a["nodes"], b["nodes"]);
+    assert_eq!(a["to_move"], "north");
+}
+
+#[test]
+fn moves_json_describes_each_sowing() {
+    let v = json(&["moves", START_6_4, "--json"]);
+    assert_eq!(v["rules"], "standard");
+    assert_eq!(v["to_move"], "south");
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 6);
+    assert_eq!(moves[2]["house"], 3);
+    assert_eq!(moves[2]["extra_turn"], true);
+    assert_eq!(moves[2]["to_move"], "south");
+    assert_eq!(moves[0]["extra_turn"], false);
+    assert_eq!(moves[0]["to_move"], "north");
+    assert_eq!(
+        moves[0]["position"],
+        "<6,0,0,0,5,5,5,5,4,4,4,4,4,4,4> north"
+    );
+}
+
+#[test]
+fn show_json_and_drawing() {
+    let v = json(&["show", "<2,3,1,0,0,1,1>", "--json"]);
+    assert_eq!(v["finished"], true);
+    assert_eq!(v["to_move"], serde_json::Value::Null);
+    assert_eq!(v["outcome"]["winner"], serde_json::Value::Null);
+    let out = kalah(&[
+        "show",
+        "6,0,0,4,4,4,4,4,4,4,4,4,4,4,4",
+        "--rules",
+        "empty-capture",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("empty-capture"));
+    assert!(text.contains("South to move"));
+}
+
+#[test]
+fn bad_input_gives_one_line_and_a_nonzero_exit() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["show", ""], "empty"),
+        (&["show", "<6,0,0,4>"], "expected 15 numbers"),
+        (&["show", "<2,0,0,1,x,1,1>"], "South's house 2 is 'x'"),
+        (&["show", "<2,0,0,1,1,1,-5>"], "negative"),
+        (
+            &["show", "<2,0,0,1,1,1,123456789012345678901234567890>"],
+            "too large",
+        ),
+        (
+            &["show", "<2,0,0,40000,40000,1,1>"],
+            "more than the supported",
+        ),
+        (&["show", "<13,0,0,1,1>"], "out of range"),
+        (
+            &["show", "<2,0,0,0,0,1,1>", "--to-move", "north"],
+            "game is over",
+        ),
+        (
+            &["show", "<2,0,0,1,1,1,1> south", "--to-move", "north"],
+            "says North",
+        ),
+        (&["show", "<2,0,0,1,1,1,1> up"], "not a side"),
+        (&["show", "<2,0,0,1,1,1,1>", "--rules", "awari"], "awari"),
+        (&["perft", "-m", "13", "-n", "1", "-d", "1"], "out of range"),
+        (
+            &["perft", "-m", "12", "-n", "5000", "-d", "1"],
+            "more than the supported",
+        ),
+        (&["perft", "-m", "6", "-n", "0", "-d", "1"], "0 seeds"),
+        (&["perft", "-m", "6", "-n", "4"], "--depth"),
+        (&["perft", "-m", "6", "-n", "4", "-d", "-1"], "-1"),
+        (
+            &["perft", START_6_4, "-m", "6", "-n", "4", "-d", "1"],
+            "cannot be used with",
+        ),
+        (&["moves"], "POSITION"),
+        (&["frobnicate"], "frobnicate"),
+    ];
+    for (args, needle) in cases {
+        let out = kalah(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("kalah: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr} lacks {needle}");
+        assert!(!stderr.contains("panicked"), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn help_teaches_the_notation_and_limits() {
+    let out = kalah(&["--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("<m,south_store,north_store"));
+    assert!(text.contains("1 to 12 houses"));
+    assert!(text.contains("empty-capture"));
+}

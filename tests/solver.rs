@@ -1,0 +1,189 @@
+//! The solver against a deliberately naive exact solver written on the plain reference
+//! implementation (no packed board, no table, no pruning), on small variants and on thousands
+//! of random positions, both rules; and the solver against itself: every algorithm, 1 vs 2
+//! threads, table sizes, `analyze` vs its own move values.
+
+use std::collections::HashMap;
+
+use kalah::reference::RefPosition;
+use kalah::{
+    Algorithm, AnyPosition, Position, Rng, Rules, Setup, Side, Solver, SolverConfig, Variant,
+    with_position,
+};
+
+/// The naive solver: final store difference for the side to move, by plain minimax over the
+/// reference implementation, memoised on the whole position (pits and side) so that small
+/// variants finish.
+fn naive_value(pos: &RefPosition, memo: &mut HashMap<(Vec<u32>, Side), i32>) -> i32 {
+    let me = pos.to_move;
+    if pos.is_over() {
+        let m = pos.m;
+        let south = pos.pits[m] as i32 + pos.pits[..m].iter().sum::<u32>() as i32;
+        let north =
+            pos.pits[2 * m + 1] as i32 + pos.pits[m + 1..2 * m + 1].iter().sum::<u32>() as i32;
+        return if me == Side::South {
+            south - north
+        } else {
+            north - south
+        };
+    }
+    let key = (pos.pits.clone(), me);
+    if let Some(&v) = memo.get(&key) {
+        return v;
+    }
+    let best = pos
+        .moves()
+        .into_iter()
+        .map(|h| {
+            let mut child = pos.clone();
+            child.play(h);
+            let v = naive_value(&child, memo);
+            if child.to_move == me || child.is_over() && child_value_is_for(&child, me) {
+                v
+            } else {
+                -v
+            }
+        })
+        .max()
+        .unwrap();
+    memo.insert(key, best);
+    best
+}
+
+/// A finished child keeps the mover's `to_move`, so its value is already from the mover's view.
+fn child_value_is_for(child: &RefPosition, me: Side) -> bool {
+    child.to_move == me
+}
+
+fn config(algorithm: Algorithm, threads: usize) -> SolverConfig {
+    SolverConfig {
+        threads,
+        tt_mib: 16,
+        algorithm,
+        ..SolverConfig::default()
+    }
+}
+
+fn solve_value(
+    setup: &Setup,
+    rules: Rules,
+    algorithm: Algorithm,
+    threads: usize,
+) -> (i32, Vec<(usize, i32)>) {
+    let pos = AnyPosition::from_setup(setup, rules).unwrap();
+    with_position!(pos, p => {
+        let solver = Solver::new(p.houses_per_side(), rules, config(algorithm, threads)).unwrap();
+        let a = solver.analyze(&p, &mut |_| {}).unwrap();
+        (a.value, a.moves.iter().map(|m| (m.mv.house(), m.value)).collect())
+    })
+}
+
+#[test]
+fn small_variants_match_the_naive_solver() {
+    for rules in Rules::ALL {
+        for (m, n) in [
+            (1, 1),
+            (1, 3),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (3, 1),
+            (3, 2),
+            (3, 3),
+            (4, 1),
+            (4, 2),
+        ] {
+            let variant = Variant::new(m, n, rules).unwrap();
+            let start = AnyPosition::start(variant);
+            let setup: Setup = start.to_string().parse().unwrap();
+            let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut HashMap::new());
+            for algorithm in Algorithm::ALL {
+                if algorithm == Algorithm::Minimax && m * n as usize > 6 {
+                    continue;
+                }
+                let (v, _) = solve_value(&setup, rules, algorithm, 1);
+                assert_eq!(v, naive, "Kalah({m},{n}) {rules} {algorithm}");
+            }
+        }
+    }
+}
+
+/// A random position with `m` houses and at most `max_seeds` seeds on the board.
+fn random_setup(rng: &mut Rng, m: usize, max_seeds: u64) -> Setup {
+    loop {
+        let mut row = vec![0u64; 2 * m];
+        for _ in 0..1 + rng.below(max_seeds) {
+            row[rng.below(2 * m as u64) as usize] += 1;
+        }
+        if row[..m].iter().all(|&s| s == 0) || row[m..].iter().all(|&s| s == 0) {
+            continue;
+        }
+        return Setup {
+            houses: m,
+            stores: [rng.below(10), rng.below(10)],
+            south: row[..m].to_vec(),
+            north: row[m..].to_vec(),
+            to_move: Some(if rng.below(2) == 0 {
+                Side::South
+            } else {
+                Side::North
+            }),
+        };
+    }
+}
+
+#[test]
+fn random_positions_match_the_naive_solver() {
+    let mut rng = Rng::new(2024);
+    let mut memo = [HashMap::new(), HashMap::new()];
+    for i in 0..2000 {
+        let m = 1 + rng.below(6) as usize;
+        let setup = random_setup(&mut rng, m, 10);
+        let rules = Rules::ALL[i % 2];
+        let reference = RefPosition::from_setup(&setup, rules);
+        let naive = naive_value(&reference, &mut memo[i % 2]);
+        let (v, moves) = solve_value(&setup, rules, Algorithm::Mtdf, 1 + i % 2);
+        assert_eq!(v, naive, "{setup} {rules}");
+        // Each move's value: the naive value of the child, from the mover's view.
+        for (house, value) in moves {
+            let mut child = reference.clone();
+            child.play(house);
+            let cv = naive_value(&child, &mut memo[i % 2]);
+            let expected = if child.to_move == reference.to_move {
+                cv
+            } else {
+                -cv
+            };
+            assert_eq!(value, expected, "{setup} {rules} house {house}");
+        }
+    }
+}
+
+#[test]
+fn one_and_two_threads_agree_and_the_pv_reaches_the_value() {
+    for rules in Rules::ALL {
+        let variant = Variant::new(4, 3, rules).unwrap();
+        let p = Position::<kalah::Narrow>::start(variant).unwrap();
+        let mut results = Vec::new();
+        for (threads, mib) in [(1, 1), (2, 1), (2, 64), (1, 64)] {
+            let cfg = SolverConfig {
+                tt_mib: mib,
+                ..config(Algorithm::Mtdf, threads)
+            };
+            let solver = Solver::new(4, rules, cfg).unwrap();
+            results.push(solver.analyze(&p, &mut |_| {}).unwrap());
+        }
+        for r in &results[1..] {
+            assert_eq!(r, &results[0], "{rules}");
+        }
+        // Playing the PV ends the game with the solved margin.
+        let a = &results[0];
+        let mut pos = p;
+        for turn in &a.pv {
+            pos = pos.play_turn(&turn.0).unwrap();
+        }
+        let outcome = pos.outcome().expect("the PV plays to the end");
+        assert_eq!(outcome.margin(Side::South), a.value, "{rules}");
+        assert!(a.best.contains(&a.pv[0].0[0]));
+    }
+}
