@@ -166,8 +166,12 @@ impl<L: Lanes> Board<L> {
         debug_assert!(h < m && seeds > 0 && !self.is_finished());
 
         houses.set_lane(h, 0);
-        let laps = seeds / cycle;
-        let rem = seeds % cycle;
+        // Most sowings are shorter than a lap: spare them the division.
+        let (laps, rem) = if seeds < cycle {
+            (0, seeds)
+        } else {
+            (seeds / cycle, seeds % cycle)
+        };
         let mut mover_gain = laps as u32;
         if laps > 0 {
             houses.add_range(0, lanes, laps as u32);

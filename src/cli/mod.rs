@@ -5,12 +5,13 @@ mod args;
 mod moves;
 mod perft;
 mod show;
+mod solve;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Exact Kalah (mancala): rules, positions and perft.
+/// Exact Kalah (mancala): rules, positions, perft and the exact solver.
 ///
 /// Positions are KGP board literals, South to move unless stated:
 ///   '<m,south_store,north_store,s_1,...,s_m,n_1,...,n_m>'  (quote it: < and > are shell syntax)
@@ -31,6 +32,9 @@ enum Command {
     Show(show::ShowArgs),
     Moves(moves::MovesArgs),
     Perft(perft::PerftArgs),
+    Solve(solve::SolveArgs),
+    Analyze(solve::AnalyzeArgs),
+    Bench(solve::BenchArgs),
 }
 
 /// A failed command: what to print, and the exit code.
@@ -50,7 +54,6 @@ impl CliError {
     }
 
     /// Something failed while running (exit code 1).
-    #[allow(dead_code)]
     pub fn failure(message: impl Into<String>) -> CliError {
         CliError {
             message: message.into(),
@@ -69,6 +72,9 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a),
         Command::Moves(a) => moves::run(a),
         Command::Perft(a) => perft::run(a),
+        Command::Solve(a) => solve::run_solve(a),
+        Command::Analyze(a) => solve::run_analyze(a),
+        Command::Bench(a) => solve::run_bench(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

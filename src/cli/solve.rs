@@ -1,0 +1,272 @@
+//! `kalah solve`, `kalah analyze` and `kalah bench`: the exact solver.
+
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use clap::builder::TypedValueParser as _;
+use indicatif::{ProgressBar, ProgressStyle};
+use kalah::{
+    Algorithm, Analysis, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig, Variant,
+    with_position,
+};
+use serde_json::json;
+
+use super::CliError;
+use super::args::{PositionArg, RulesArg, print_json, rules_parser, side_json, side_text};
+
+/// Search options shared by `solve` and `analyze`.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Worker threads (default: all cores). The values found do not depend on it.
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+
+    /// Transposition table size in MiB. Pages are only used when touched.
+    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = kalah::search::DEFAULT_TT_MIB)]
+    tt_mb: usize,
+
+    /// Search algorithm: minimax (no pruning), memo (memoised minimax), alphabeta (no table),
+    /// scout (NegaScout, no table) or mtdf (MTD(f) with the transposition table, move
+    /// ordering and parallel search: the fastest). All are exact.
+    #[arg(long, default_value = "mtdf", value_parser = clap::builder::PossibleValuesParser::new(Algorithm::ALL.map(Algorithm::as_str)).map(|s| s.parse::<Algorithm>().expect("listed")))]
+    algorithm: Algorithm,
+
+    /// Print JSON (see the README for the fields).
+    #[arg(long)]
+    json: bool,
+}
+
+impl SearchArgs {
+    fn config(&self) -> Result<SolverConfig, CliError> {
+        let mut config = SolverConfig {
+            tt_mib: self.tt_mb,
+            algorithm: self.algorithm,
+            ..SolverConfig::default()
+        };
+        if let Some(t) = self.threads {
+            if t == 0 {
+                return Err(CliError::input("--threads must be at least 1"));
+            }
+            config.threads = t;
+        }
+        Ok(config)
+    }
+}
+
+/// Solve Kalah(M,N) from the start: the first player's exact margin, every optimal first move,
+/// the value of each first move and a perfect game.
+///
+/// The value is the final store difference, South (who moves first) minus North, when both
+/// play perfectly: positive means South wins.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Houses a side, M (1 to 12; exact solving is practical up to about 6).
+    #[arg(long, short = 'm')]
+    houses: usize,
+    /// Seeds a house at the start, N.
+    #[arg(long, short = 'n')]
+    seeds: u64,
+    /// Capture rule: `standard` or `empty-capture`.
+    #[arg(long, default_value = "standard", value_parser = rules_parser())]
+    rules: Rules,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+/// The exact value of a position and of every legal move.
+///
+/// Values are final store differences for the side to move, stores included; a move's value
+/// is that of the same side after playing it and continuing perfectly.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    position: PositionArg,
+    #[command(flatten)]
+    rules: RulesArg,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
+    let variant = Variant::new(args.houses, args.seeds, args.rules)
+        .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
+    let pos = AnyPosition::start(variant);
+    with_position!(pos, p => report(&p, Some(variant), &args.search))
+}
+
+pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
+    let pos = super::args::parse_position(
+        &args.position.position,
+        args.position.to_move,
+        args.rules.rules,
+    )?;
+    with_position!(pos, p => report(&p, None, &args.search))
+}
+
+/// Solves `p` with a spinner on stderr (hidden when stderr is not a terminal).
+fn solve_with_progress<L: Lanes>(
+    p: &Position<L>,
+    config: SolverConfig,
+) -> Result<(Analysis, Duration, u64), CliError> {
+    let solver = Solver::new(p.houses_per_side(), p.rules(), config)
+        .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
+    );
+    let started = Instant::now();
+    let stores = p.store_difference();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let analysis = std::thread::scope(|scope| {
+        let ticker = scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let nodes = solver.nodes();
+                let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                bar.set_message(format!("{nodes} nodes, {:.1} M nodes/s", rate / 1e6));
+                bar.tick();
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let mut on_step = |s: &kalah::Progress| {
+            bar.println(format!(
+                "  value in [{}, {}] for the side to move, {} nodes, {:.1} s",
+                stores + s.lower,
+                stores + s.upper,
+                s.nodes,
+                s.elapsed.as_secs_f64()
+            ));
+        };
+        let result = solver.analyze(p, &mut on_step);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = ticker.join();
+        result
+    });
+    bar.finish_and_clear();
+    let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
+    Ok((analysis, started.elapsed(), solver.nodes()))
+}
+
+fn report<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<Variant>,
+    args: &SearchArgs,
+) -> Result<(), CliError> {
+    let config = args.config()?;
+    let (a, elapsed, nodes) = solve_with_progress(p, config)?;
+    let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
+    let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
+    if args.json {
+        let mut out = json!({
+            "variant": name,
+            "houses": p.houses_per_side(),
+            "rules": p.rules().as_str(),
+            "position": p.to_string(),
+            "to_move": side_json(a.to_move),
+            "value": a.value,
+            "best": a.best.iter().map(|m| m.house()).collect::<Vec<_>>(),
+            "moves": a.moves.iter().map(|m| json!({"house": m.mv.house(), "value": m.value})).collect::<Vec<_>>(),
+            "pv": pv,
+            "nodes": nodes,
+            "time_ms": elapsed.as_millis() as u64,
+            "threads": config.threads,
+            "tt_mb": config.tt_mib,
+            "algorithm": config.algorithm.as_str(),
+        });
+        if let Some(v) = variant {
+            out["seeds"] = v.seeds().into();
+        }
+        print_json(&out);
+        return Ok(());
+    }
+    let title = name.unwrap_or_else(|| format!("{p} ({} houses a side)", p.houses_per_side()));
+    println!("{title}, {} rules, {}", p.rules(), side_text(a.to_move));
+    let verdict = match (a.to_move, a.value) {
+        (None, v) => format!("game over: South's margin {v:+}"),
+        (Some(side), v) if v > 0 => format!("{side} wins by {v}"),
+        (Some(side), v) if v < 0 => format!("{side} loses by {}", -v),
+        (Some(_), _) => "draw".to_owned(),
+    };
+    println!("value: {:+} ({verdict}), stores included", a.value);
+    if !a.moves.is_empty() {
+        let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
+        println!("best moves: {}", best.join(" "));
+        let values: Vec<String> = a
+            .moves
+            .iter()
+            .map(|m| format!("{}:{:+}", m.mv, m.value))
+            .collect();
+        println!("move values: {}", values.join("  "));
+        println!("perfect line: {}", pv.join(" "));
+    }
+    let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "{nodes} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {} MiB table, {}",
+        elapsed.as_secs_f64(),
+        rate / 1e6,
+        config.threads,
+        if config.threads == 1 { "" } else { "s" },
+        config.tt_mib,
+        config.algorithm
+    );
+    Ok(())
+}
+
+/// Solve a fixed suite of positions with one thread and print one line:
+/// `N nodes, T ms, X nodes/s`. The node count is a regression fingerprint: it changes only
+/// when the search changes.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Transposition table size in MiB (part of the fingerprint).
+    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = 256)]
+    tt_mb: usize,
+    /// Print JSON: {"nodes", "time_ms", "nodes_per_second", "values"}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The bench suite: (houses, seeds, rules).
+const BENCH_SUITE: [(usize, u64, Rules); 6] = [
+    (4, 4, Rules::Standard),
+    (4, 4, Rules::EmptyCapture),
+    (5, 3, Rules::Standard),
+    (5, 3, Rules::EmptyCapture),
+    (6, 3, Rules::Standard),
+    (6, 3, Rules::EmptyCapture),
+];
+
+pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
+    let mut nodes = 0;
+    let mut values = Vec::new();
+    let started = Instant::now();
+    for (m, n, rules) in BENCH_SUITE {
+        let variant = Variant::new(m, n, rules).expect("bench variants are valid");
+        let p = Position::<kalah::Narrow>::start(variant).expect("bench variants are narrow");
+        let config = SolverConfig {
+            threads: 1,
+            tt_mib: args.tt_mb,
+            ..SolverConfig::default()
+        };
+        let solver = Solver::new(m, rules, config)
+            .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))?;
+        let f = solver.exact(p.board(), &mut |_| {});
+        values.push(format!("Kalah({m},{n}) {rules} {f:+}"));
+        nodes += solver.nodes();
+    }
+    let elapsed = started.elapsed();
+    let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+    if args.json {
+        print_json(&json!({
+            "nodes": nodes,
+            "time_ms": elapsed.as_millis() as u64,
+            "nodes_per_second": rate.round() as u64,
+            "values": values,
+        }));
+    } else {
+        println!(
+            "{nodes} nodes, {} ms, {:.0} nodes/s",
+            elapsed.as_millis(),
+            rate
+        );
+    }
+    Ok(())
+}
