@@ -1,40 +1,91 @@
 //! The crate's unsafe code, all of it: large zero-initialised tables of atomics.
 //!
-//! A transposition table of several GiB must not be written once just to be cleared: the
-//! allocator hands out zeroed pages (calloc / fresh mmap) that the kernel only backs when
-//! touched, so a table is ready at once and costs memory only where it is used.
+//! A transposition table of several GiB must not be written once just to be cleared, and must
+//! not pay a TLB miss on every probe. So a table is an anonymous memory map (zeroed by the
+//! kernel, backed only where touched), aligned to 2 MiB and advised to use transparent huge
+//! pages where the OS offers them (Linux `madvise(MADV_HUGEPAGE)`): one TLB entry then covers
+//! 2 MiB of table instead of 4 KiB.
 
+use std::ops::Deref;
 use std::sync::atomic::AtomicU64;
 
-/// A boxed slice of `len` atomics, all zero, from zeroed memory (lazily backed by the OS).
-///
-/// Returns `None` if the allocation fails (the caller reports how much it asked for).
-pub fn zeroed_atomics(len: usize) -> Option<Box<[AtomicU64]>> {
-    if len == 0 {
-        return Some(Box::new([]));
+use memmap2::MmapMut;
+
+/// Alignment of the table inside its map: one huge page.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// `len` atomics, all zero, in an anonymous map (see the module docs).
+pub struct AtomicTable {
+    map: MmapMut,
+    offset: usize,
+    len: usize,
+}
+
+impl AtomicTable {
+    /// A table of `len` zeroed atomics; `None` if the memory cannot be mapped.
+    pub fn zeroed(len: usize) -> Option<AtomicTable> {
+        let bytes = len.checked_mul(std::mem::size_of::<AtomicU64>())?;
+        let map = MmapMut::map_anon(bytes.checked_add(HUGE_PAGE)?.max(1)).ok()?;
+        let start = map.as_ptr() as usize;
+        let offset = start.next_multiple_of(HUGE_PAGE) - start;
+        #[cfg(target_os = "linux")]
+        if bytes >= HUGE_PAGE {
+            // Only advice: without huge pages the table still works, with more TLB misses.
+            let _ = map.advise_range(memmap2::Advice::HugePage, offset, bytes);
+        }
+        Some(AtomicTable { map, offset, len })
     }
-    let layout = std::alloc::Layout::array::<AtomicU64>(len).ok()?;
-    // Safety: `layout` has a non-zero size (len > 0) and AtomicU64's alignment.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
-    if ptr.is_null() {
-        return None;
+}
+
+impl Deref for AtomicTable {
+    type Target = [AtomicU64];
+
+    fn deref(&self) -> &[AtomicU64] {
+        // Safety: the map holds at least `offset + 8 * len` bytes (it was made `8 * len + 2 MiB`
+        // long and `offset < 2 MiB`); its start is page aligned, so `start + offset` is aligned
+        // for AtomicU64; anonymous maps are zero-filled and all-zero bytes are a valid AtomicU64
+        // (same representation as u64); the bytes are only ever accessed through this shared
+        // slice of atomics (no `&mut` to the map is made after construction), and the slice
+        // borrows `self`, which owns the map, so it cannot outlive the mapping.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.map.as_ptr().add(self.offset) as *const AtomicU64,
+                self.len,
+            )
+        }
     }
-    // Safety: `ptr` was allocated by the global allocator with the layout of `[AtomicU64; len]`,
-    // which is what Box<[AtomicU64]> frees with; all-zero bytes are a valid AtomicU64 (it has
-    // the same in-memory representation as u64), so every element is initialised.
-    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) })
+}
+
+/// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).
+#[inline(always)]
+pub fn prefetch(slot: &AtomicU64) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: prefetching is only a hint; it reads nothing and cannot fault, and SSE (which
+    // provides it) is part of the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(slot as *const AtomicU64 as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
 }
 
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
 
+    use super::AtomicTable;
+
     #[test]
-    fn zeroed_atomics_are_zero_and_usable() {
-        let table = super::zeroed_atomics(1 << 20).unwrap();
-        assert!(table.iter().all(|a| a.load(Ordering::Relaxed) == 0));
-        table[12345].store(7, Ordering::Relaxed);
-        assert_eq!(table[12345].load(Ordering::Relaxed), 7);
-        assert!(super::zeroed_atomics(0).unwrap().is_empty());
+    fn zeroed_tables_are_zero_and_usable() {
+        for len in [0, 1, 1000, 1 << 20] {
+            let table = AtomicTable::zeroed(len).unwrap();
+            assert_eq!(table.len(), len);
+            assert!(table.iter().all(|a| a.load(Ordering::Relaxed) == 0));
+            if len > 0 {
+                table[len - 1].store(7, Ordering::Relaxed);
+                assert_eq!(table[len - 1].load(Ordering::Relaxed), 7);
+            }
+        }
     }
 }

@@ -21,9 +21,10 @@ pub struct SearchArgs {
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
 
-    /// Transposition table size in MiB. Pages are only used when touched.
-    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = kalah::search::DEFAULT_TT_MIB)]
-    tt_mb: usize,
+    /// Transposition table size in MiB (default: by the seeds on the board, 512 MiB for
+    /// Kalah(6,4), doubling every 6 seeds, at most 8192). Memory is used only where touched.
+    #[arg(long = "tt-mb", value_name = "MIB")]
+    tt_mb: Option<usize>,
 
     /// Search algorithm: minimax (no pruning), memo (memoised minimax), alphabeta (no table),
     /// scout (NegaScout, no table) or mtdf (MTD(f) with the transposition table, move
@@ -37,9 +38,11 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    fn config(&self) -> Result<SolverConfig, CliError> {
+    fn config(&self, seeds: u32) -> Result<SolverConfig, CliError> {
         let mut config = SolverConfig {
-            tt_mib: self.tt_mb,
+            tt_mib: self
+                .tt_mb
+                .unwrap_or_else(|| kalah::search::auto_tt_mib(seeds)),
             algorithm: self.algorithm,
             ..SolverConfig::default()
         };
@@ -151,7 +154,7 @@ fn report<L: Lanes>(
     variant: Option<Variant>,
     args: &SearchArgs,
 ) -> Result<(), CliError> {
-    let config = args.config()?;
+    let config = args.config(p.seeds_on_board())?;
     let (a, elapsed, nodes) = solve_with_progress(p, config)?;
     let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
     let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();

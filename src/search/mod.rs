@@ -102,9 +102,16 @@ impl Default for SolverConfig {
     }
 }
 
-/// The default table size: 2 GiB, a twelfth of a 24 GiB machine; pages are only backed when
-/// touched, so small solves use little of it.
-pub const DEFAULT_TT_MIB: usize = 2048;
+/// The table size used when none is asked for: 512 MiB.
+pub const DEFAULT_TT_MIB: usize = 512;
+
+/// A table size that suits a board with `seeds` seeds: 512 MiB for 48 seeds (Kalah(6,4)),
+/// doubling every 6 seeds more, between 16 MiB and 8 GiB. Smaller tables stay in cache better
+/// and cost less to map in; bigger problems need room.
+pub fn auto_tt_mib(seeds: u32) -> usize {
+    let steps = (i64::from(seeds) - 24).div_euclid(6).clamp(-1, 8);
+    (32usize << (steps + 1)) / 2
+}
 
 impl Default for Tuning {
     fn default() -> Tuning {
@@ -412,5 +419,17 @@ impl Solver {
             turns.push(Turn(turn));
         }
         turns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn auto_table_size_grows_with_the_seeds() {
+        assert_eq!(super::auto_tt_mib(0), 16);
+        assert_eq!(super::auto_tt_mib(24), 32);
+        assert_eq!(super::auto_tt_mib(48), 512);
+        assert_eq!(super::auto_tt_mib(60), 2048);
+        assert_eq!(super::auto_tt_mib(400), 8192);
     }
 }

@@ -180,7 +180,8 @@ pub fn search<L: Lanes>(
     }
     let key = board.key();
     let mut tt_move = None;
-    if let Some(e) = shared.tt.probe(key) {
+    let use_table = seeds >= shared.tuning.tt_min_seeds;
+    if let Some(e) = use_table.then(|| shared.tt.probe(key)).flatten() {
         tt_move = e.best;
         if e.depth == EXACT_DEPTH {
             if e.lower >= beta || e.lower == e.upper {
@@ -210,6 +211,9 @@ pub fn search<L: Lanes>(
         let h = movable.trailing_zeros() as usize;
         movable &= movable - 1;
         let (next, s) = board.sow(h, shared.rules);
+        if !s.game_over && use_table {
+            shared.tt.prefetch(next.key());
+        }
         let gain = s.mover_gain as i32 - s.opponent_gain as i32;
         let order = if tt_move == Some(h) {
             1 << 20
@@ -358,7 +362,7 @@ pub fn search<L: Lanes>(
         }
     }
 
-    if seeds >= shared.tuning.tt_min_seeds {
+    if use_table {
         let work = log2(local.nodes - nodes_before + parallel_nodes + 1);
         if best >= beta {
             store(shared, key, seeds, best, upper, Some(best_move), work);

@@ -36,6 +36,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::lanes::Lanes;
+use crate::memory::AtomicTable;
 
 /// The depth of a result searched to the end of the game (bounds on the exact value).
 pub const EXACT_DEPTH: u8 = u8::MAX;
@@ -94,7 +95,7 @@ impl Entry {
 
 /// A shared, lock-free table of bounds keyed on boards (see the module docs).
 pub struct TranspositionTable {
-    words: Box<[AtomicU64]>,
+    words: AtomicTable,
     buckets: usize,
 }
 
@@ -122,8 +123,7 @@ impl TranspositionTable {
     pub fn new(mib: usize) -> Result<TranspositionTable, TableAllocError> {
         let bytes = mib.saturating_mul(1 << 20);
         let buckets = (bytes / BUCKET_BYTES).max(1);
-        let words = crate::memory::zeroed_atomics(buckets * BUCKET_WORDS)
-            .ok_or(TableAllocError { bytes })?;
+        let words = AtomicTable::zeroed(buckets * BUCKET_WORDS).ok_or(TableAllocError { bytes })?;
         Ok(TranspositionTable { words, buckets })
     }
 
@@ -136,6 +136,13 @@ impl TranspositionTable {
     fn bucket<L: Lanes>(&self, key: L) -> (usize, u64) {
         let index = ((u128::from(key.digest()) * self.buckets as u128) >> 64) as usize;
         (index * BUCKET_WORDS, key.check_digest() | 1)
+    }
+
+    /// Starts loading the bucket of `key` into the cache, for a probe soon after.
+    #[inline(always)]
+    pub fn prefetch<L: Lanes>(&self, key: L) {
+        let (base, _) = self.bucket(key);
+        crate::memory::prefetch(&self.words[base]);
     }
 
     /// What the table holds for `key`, if anything.
@@ -246,7 +253,7 @@ mod tests {
     fn colliding_buckets_keep_the_most_work() {
         // A one-bucket table: every key lands in the same four slots.
         let tt = TranspositionTable {
-            words: crate::memory::zeroed_atomics(BUCKET_WORDS).unwrap(),
+            words: AtomicTable::zeroed(BUCKET_WORDS).unwrap(),
             buckets: 1,
         };
         for i in 0..4u8 {
