@@ -73,7 +73,7 @@ fn solve_value(
     let pos = AnyPosition::from_setup(setup, rules).unwrap();
     with_position!(pos, p => {
         let solver = Solver::new(p.houses_per_side(), rules, config(algorithm, threads)).unwrap();
-        let a = solver.analyze(&p, &mut |_| {}).unwrap();
+        let a = solver.analyze(&p, true, &mut |_| {}).unwrap();
         (a.value, a.moves.iter().map(|m| (m.mv.house(), m.value)).collect())
     })
 }
@@ -171,7 +171,15 @@ fn one_and_two_threads_agree_and_the_pv_reaches_the_value() {
                 ..config(Algorithm::Mtdf, threads)
             };
             let solver = Solver::new(4, rules, cfg).unwrap();
-            results.push(solver.analyze(&p, &mut |_| {}).unwrap());
+            results.push(solver.analyze(&p, true, &mut |_| {}).unwrap());
+            // Without all the move values: the same value, best moves and line.
+            let quick = solver.analyze(&p, false, &mut |_| {}).unwrap();
+            let last = results.last().unwrap();
+            assert_eq!(
+                (quick.value, &quick.best, &quick.pv),
+                (last.value, &last.best, &last.pv)
+            );
+            assert!(quick.moves.iter().all(|m| m.value == last.value));
         }
         for r in &results[1..] {
             assert_eq!(r, &results[0], "{rules}");

@@ -72,6 +72,10 @@ pub struct SolveArgs {
     /// Capture rule: `standard` or `empty-capture`.
     #[arg(long, default_value = "standard", value_parser = rules_parser())]
     rules: Rules,
+    /// Also compute the exact value of every first move, not only which are optimal (each bad
+    /// move needs its own proof: several times the work of the solve).
+    #[arg(long)]
+    all_moves: bool,
     #[command(flatten)]
     search: SearchArgs,
 }
@@ -94,7 +98,7 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
     let variant = Variant::new(args.houses, args.seeds, args.rules)
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
-    with_position!(pos, p => report(&p, Some(variant), &args.search))
+    with_position!(pos, p => report(&p, Some(variant), args.all_moves, &args.search))
 }
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
@@ -103,12 +107,13 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
         args.position.to_move,
         args.rules.rules,
     )?;
-    with_position!(pos, p => report(&p, None, &args.search))
+    with_position!(pos, p => report(&p, None, true, &args.search))
 }
 
 /// Solves `p` with a spinner on stderr (hidden when stderr is not a terminal).
 fn solve_with_progress<L: Lanes>(
     p: &Position<L>,
+    all_moves: bool,
     config: SolverConfig,
 ) -> Result<(Analysis, Duration, u64), CliError> {
     let solver = Solver::new(p.houses_per_side(), p.rules(), config)
@@ -131,15 +136,16 @@ fn solve_with_progress<L: Lanes>(
             }
         });
         let mut on_step = |s: &kalah::Progress| {
+            let depth = s.depth.map_or("exact".to_owned(), |d| format!("depth {d}"));
             bar.println(format!(
-                "  value in [{}, {}] for the side to move, {} nodes, {:.1} s",
+                "  {depth}: value in [{}, {}] for the side to move, {} nodes, {:.1} s",
                 stores + s.lower,
                 stores + s.upper,
                 s.nodes,
                 s.elapsed.as_secs_f64()
             ));
         };
-        let result = solver.analyze(p, &mut on_step);
+        let result = solver.analyze(p, all_moves, &mut on_step);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = ticker.join();
         result
@@ -152,10 +158,11 @@ fn solve_with_progress<L: Lanes>(
 fn report<L: Lanes>(
     p: &Position<L>,
     variant: Option<Variant>,
+    all_moves: bool,
     args: &SearchArgs,
 ) -> Result<(), CliError> {
     let config = args.config(p.seeds_on_board())?;
-    let (a, elapsed, nodes) = solve_with_progress(p, config)?;
+    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, config)?;
     let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
     let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
     if args.json {
@@ -193,12 +200,14 @@ fn report<L: Lanes>(
     if !a.moves.is_empty() {
         let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
         println!("best moves: {}", best.join(" "));
-        let values: Vec<String> = a
-            .moves
-            .iter()
-            .map(|m| format!("{}:{:+}", m.mv, m.value))
-            .collect();
-        println!("move values: {}", values.join("  "));
+        if all_moves {
+            let values: Vec<String> = a
+                .moves
+                .iter()
+                .map(|m| format!("{}:{:+}", m.mv, m.value))
+                .collect();
+            println!("move values: {}", values.join("  "));
+        }
         println!("perfect line: {}", pv.join(" "));
     }
     let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);

@@ -118,8 +118,10 @@ impl Default for Tuning {
         Tuning {
             parallel_plies: 12,
             parallel_min_seeds: 12,
-            etc_min_seeds: 12,
+            etc_min_seeds: 6,
             tt_min_seeds: 3,
+            deepening_step: 3,
+            deepening_max: 18,
         }
     }
 }
@@ -157,6 +159,9 @@ impl std::error::Error for SolveError {}
 /// A step of the MTD(f) narrowing, reported to the progress callback.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
+    /// The depth of the iteration (`None`: the exact search, to the end of the game). The
+    /// bounds of a depth-limited iteration are on the depth-limited value, not on f.
+    pub depth: Option<u8>,
     /// f >= lower ...
     pub lower: i32,
     /// ... and f <= upper, for the board being solved.
@@ -269,18 +274,47 @@ impl Solver {
         }
     }
 
-    /// MTD(f): null-window tests from `guess` until the bounds on f meet.
+    /// Iterative deepening: MTD(f) at growing depths, each from the previous value, then the
+    /// exact MTD(f) from the last one (see [`Tuning::deepening_step`]).
     fn mtdf<L: Lanes>(
         &self,
         board: Board<L>,
         guess: i32,
         progress: &mut dyn FnMut(&Progress),
     ) -> i32 {
+        let tuning = self.config.tuning;
+        let mut g = guess;
+        if tuning.deepening_step > 0 {
+            let mut depth = tuning.deepening_step;
+            while depth <= tuning.deepening_max {
+                let (v, resolved) = self.mtdf_at(board, g, depth, progress);
+                if resolved == EXACT_DEPTH {
+                    return v;
+                }
+                g = v;
+                depth = depth.saturating_add(tuning.deepening_step);
+            }
+        }
+        self.mtdf_at(board, g, EXACT_DEPTH, progress).0
+    }
+
+    /// MTD(f) at one depth: null-window tests from `guess` until the bounds meet. Returns the
+    /// value and the depth to which it holds ([`EXACT_DEPTH`]: it is f).
+    fn mtdf_at<L: Lanes>(
+        &self,
+        board: Board<L>,
+        guess: i32,
+        depth: u8,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (i32, u8) {
         let (mut lower, mut upper) = f_bounds(board.seeds(), self.rules);
+        // The depth to which the bounds hold: to the end, unless the table narrowed them.
+        let mut resolved = EXACT_DEPTH;
         if let Some(e) = self.tt.probe(board.key()) {
-            if e.depth == EXACT_DEPTH {
+            if e.depth >= depth {
                 lower = lower.max(e.lower);
                 upper = upper.min(e.upper);
+                resolved = e.depth;
             }
         }
         // Values have the parity of the seeds on the board: keep the guess on it.
@@ -290,7 +324,8 @@ impl Solver {
         }
         while lower < upper {
             let beta = if g <= lower { lower + 2 } else { g };
-            let v = self.null_window(board, beta);
+            let (v, d) = self.null_window(board, beta, depth);
+            resolved = resolved.min(d);
             if v < beta {
                 upper = v;
             } else {
@@ -298,17 +333,18 @@ impl Solver {
             }
             g = v;
             progress(&Progress {
+                depth: (depth != EXACT_DEPTH).then_some(depth),
                 lower,
                 upper,
                 nodes: self.nodes(),
                 elapsed: self.started.elapsed(),
             });
         }
-        lower
+        (lower, resolved)
     }
 
-    /// One null-window search with window (beta - 1, beta) on the pool.
-    fn null_window<L: Lanes>(&self, board: Board<L>, beta: i32) -> i32 {
+    /// One null-window search with window (beta - 1, beta), `depth` plies deep, on the pool.
+    fn null_window<L: Lanes>(&self, board: Board<L>, beta: i32, depth: u8) -> (i32, u8) {
         let shared = Shared {
             tt: &self.tt,
             rules: self.rules,
@@ -318,16 +354,20 @@ impl Solver {
         self.pool.install(|| {
             let abort = Abort::root();
             let mut local = Local::default();
-            let v = negamax::search(&shared, &mut local, &abort, board, beta - 1, beta, 0);
+            let result =
+                negamax::search(&shared, &mut local, &abort, board, beta - 1, beta, depth, 0);
             local.flush(&shared);
-            v
+            result
         })
     }
 
-    /// The value of `pos` and of every legal move, the optimal moves and a perfect line.
+    /// The value of `pos`, its optimal moves and a perfect line; with `all_moves` also the exact
+    /// value of every legal move (much dearer: a bad move's exact value needs its own proof),
+    /// otherwise `moves` lists the optimal moves only.
     pub fn analyze<L: Lanes>(
         &self,
         pos: &Position<L>,
+        all_moves: bool,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Analysis, SolveError> {
         self.check(pos)?;
@@ -342,21 +382,28 @@ impl Solver {
             });
         };
         let stores = pos.store_difference();
-        let f = self.exact(pos.board(), progress);
+        let board = pos.board();
+        let f = self.exact(board, progress);
         let mut moves = Vec::new();
         for mv in pos.legal_moves() {
-            let v = self.move_value(pos.board(), mv, progress);
-            moves.push(MoveValue {
-                mv,
-                value: stores + v,
-            });
+            let value = if all_moves {
+                Some(self.move_value(board, mv, progress))
+            } else {
+                self.reaches(board, mv, f).then_some(f)
+            };
+            if let Some(v) = value {
+                moves.push(MoveValue {
+                    mv,
+                    value: stores + v,
+                });
+            }
         }
         let best = moves
             .iter()
             .filter(|m| m.value == stores + f)
             .map(|m| m.mv)
             .collect();
-        let pv = self.principal_variation(pos.board(), f, progress);
+        let pv = self.principal_variation(board, f);
         Ok(Analysis {
             to_move: Some(side),
             value: stores + f,
@@ -384,26 +431,39 @@ impl Solver {
         }
     }
 
+    /// Whether sowing `mv` on `board` keeps the value `f` (a move's value is never above f, so
+    /// one null-window test of the child decides it).
+    fn reaches<L: Lanes>(&self, board: Board<L>, mv: Move, f: i32) -> bool {
+        let (child, s) = board.sow(mv.index(), self.rules);
+        let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+        if s.game_over {
+            return gain >= f;
+        }
+        if self.config.algorithm != Algorithm::Mtdf {
+            return self.move_value(board, mv, &mut |_| {}) >= f;
+        }
+        if s.extra_turn {
+            // gain + f(child) >= f  <=>  f(child) >= f - gain
+            let beta = f - gain;
+            self.null_window(child, beta, EXACT_DEPTH).0 >= beta
+        } else {
+            // gain - f(child) >= f  <=>  f(child) <= gain - f, i.e. fails below gain - f + 1
+            let beta = gain - f + 1;
+            self.null_window(child, beta, EXACT_DEPTH).0 < beta
+        }
+    }
+
     /// A perfect game from `board`, whose f is `f`: at each step the lowest house that keeps f.
-    fn principal_variation<L: Lanes>(
-        &self,
-        mut board: Board<L>,
-        mut f: i32,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Vec<Turn> {
+    fn principal_variation<L: Lanes>(&self, mut board: Board<L>, mut f: i32) -> Vec<Turn> {
         let mut turns = Vec::new();
         let mut turn = Vec::new();
         while !board.is_finished() {
             let mask = board.movable();
-            let mut chosen = None;
-            for h in (0..board.houses_per_side()).filter(|h| mask >> h & 1 == 1) {
-                let mv = Move::new(h + 1).expect("house index below MAX_HOUSES");
-                if self.move_value(board, mv, progress) == f {
-                    chosen = Some(mv);
-                    break;
-                }
-            }
-            let mv = chosen.expect("some move reaches the exact value");
+            let mv = (0..board.houses_per_side())
+                .filter(|h| mask >> h & 1 == 1)
+                .map(|h| Move::new(h + 1).expect("house index below MAX_HOUSES"))
+                .find(|&mv| self.reaches(board, mv, f))
+                .expect("some move keeps the exact value");
             let (child, s) = board.sow(mv.index(), self.rules);
             let gain = s.mover_gain as i32 - s.opponent_gain as i32;
             turn.push(mv);
@@ -419,17 +479,5 @@ impl Solver {
             turns.push(Turn(turn));
         }
         turns
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn auto_table_size_grows_with_the_seeds() {
-        assert_eq!(super::auto_tt_mib(0), 16);
-        assert_eq!(super::auto_tt_mib(24), 32);
-        assert_eq!(super::auto_tt_mib(48), 512);
-        assert_eq!(super::auto_tt_mib(60), 2048);
-        assert_eq!(super::auto_tt_mib(400), 8192);
     }
 }

@@ -34,6 +34,10 @@ pub struct Tuning {
     pub etc_min_seeds: u32,
     /// Store results in the table only at nodes with at least this many seeds.
     pub tt_min_seeds: u32,
+    /// Iterative deepening: plies added per iteration before the exact search (0: none).
+    pub deepening_step: u8,
+    /// The deepest depth-limited iteration; the next one searches to the end.
+    pub deepening_max: u8,
 }
 
 /// A cancellation flag with its ancestors: a search stops when any of them is set.
@@ -143,17 +147,29 @@ impl<L: Lanes> Child<L> {
     }
 }
 
-/// Fail-soft negamax with the table, to the end of the game.
+/// The estimate of f at the horizon of a depth-limited search: 0 (the store difference stands),
+/// on the parity of the seeds so that every value a search returns keeps that parity.
+#[inline(always)]
+fn horizon(seeds: u32) -> i32 {
+    (seeds % 2) as i32
+}
+
+/// Fail-soft negamax with the table, `depth` plies deep ([`EXACT_DEPTH`]: to the end of the
+/// game, the exact solve; otherwise boards at the horizon count f as 0 and the result is the
+/// depth-limited value, used by iterative deepening for move ordering and a first guess).
 ///
 /// Precondition: the game is not over on `board` (both sides have seeds).
 ///
-/// Contract, for the returned `v` and the true f of `board`:
-/// - `v <= alpha`: f <= v (an upper bound; the node failed low);
-/// - `v >= beta`: f >= v (a lower bound; the node failed high);
-/// - otherwise `v == f`.
+/// Returns `(v, resolved)`. Contract, for `V` the value searched (f itself when `resolved` is
+/// [`EXACT_DEPTH`], else the value of the search `resolved` plies deep):
+/// - `v <= alpha`: V <= v (an upper bound; the node failed low);
+/// - `v >= beta`: V >= v (a lower bound; the node failed high);
+/// - otherwise `v == V`.
 ///
-/// If `abort` is set during the search the return value means nothing and nothing was stored;
-/// the caller must check `abort` before using it.
+/// `resolved >= depth`: a line that ended within the horizon makes its subtree exact even in a
+/// shallow search. If `abort` is set during the search the result means nothing and nothing was
+/// stored; the caller must check `abort` before using it.
+#[allow(clippy::too_many_arguments)]
 pub fn search<L: Lanes>(
     shared: &Shared<'_>,
     local: &mut Local,
@@ -161,39 +177,55 @@ pub fn search<L: Lanes>(
     board: Board<L>,
     mut alpha: i32,
     beta: i32,
+    depth: u8,
     ply: u32,
-) -> i32 {
+) -> (i32, u8) {
     local.nodes += 1;
     if local.nodes >= NODE_FLUSH {
         local.flush(shared);
         if abort.is_set() {
-            return 0;
+            return (0, 0);
         }
     }
     let seeds = board.seeds();
     let (mut lower, mut upper) = f_bounds(seeds, shared.rules);
     if lower >= beta {
-        return lower;
+        return (lower, EXACT_DEPTH);
     }
     if upper <= alpha {
-        return upper;
+        return (upper, EXACT_DEPTH);
+    }
+    if depth == 0 {
+        return (horizon(seeds).clamp(lower, upper), 0);
     }
     let key = board.key();
     let mut tt_move = None;
     let use_table = seeds >= shared.tuning.tt_min_seeds;
     if let Some(e) = use_table.then(|| shared.tt.probe(key)).flatten() {
         tt_move = e.best;
-        if e.depth == EXACT_DEPTH {
+        if e.depth >= depth {
             if e.lower >= beta || e.lower == e.upper {
-                return e.lower;
+                return (e.lower, e.depth);
             }
             if e.upper <= alpha {
-                return e.upper;
+                return (e.upper, e.depth);
             }
+        }
+        // Only exact bounds may narrow `lower` and `upper`: they are stored with this node's
+        // result, which may turn out exact even when the table's entry was not.
+        if e.depth == EXACT_DEPTH {
             lower = lower.max(e.lower);
             upper = upper.min(e.upper);
         }
     }
+    let child_depth = if depth == EXACT_DEPTH {
+        EXACT_DEPTH
+    } else {
+        depth - 1
+    };
+    // The depth to which the result holds: the shallowest child's, plus one.
+    let mut resolved = EXACT_DEPTH;
+    let deeper = |d: u8| if d == EXACT_DEPTH { d } else { d + 1 };
     let alpha_in = alpha;
 
     // Sow every move; a game-ending one is valued at once.
@@ -248,7 +280,7 @@ pub fn search<L: Lanes>(
             let v = if c.game_over {
                 c.gain
             } else if let Some(e) = shared.tt.probe(c.board.key()) {
-                if e.depth != EXACT_DEPTH {
+                if e.depth < child_depth {
                     continue;
                 }
                 // The move's value is at least this, from the child's bounds.
@@ -261,8 +293,7 @@ pub fn search<L: Lanes>(
                 continue;
             };
             if v >= beta {
-                store(shared, key, seeds, v, upper, Some(c.house as usize), 0);
-                return v;
+                return (v, depth);
             }
         }
     }
@@ -278,10 +309,12 @@ pub fn search<L: Lanes>(
             c.gain
         } else {
             let (a, b) = c.window(alpha, beta);
-            c.value(search(shared, local, abort, c.board, a, b, ply + 1))
+            let (v, d) = search(shared, local, abort, c.board, a, b, child_depth, ply + 1);
+            resolved = resolved.min(deeper(d));
+            c.value(v)
         };
         if abort.is_set() {
-            return 0;
+            return (0, 0);
         }
         first_done += 1;
         if v > best {
@@ -306,32 +339,43 @@ pub fn search<L: Lanes>(
         let rest = &children[first_done..];
         if ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds {
             let split = abort.child();
-            let results: Vec<(i32, usize, u64)> = rest
+            let results: Vec<(i32, u8, usize, u64)> = rest
                 .par_iter()
                 .map(|c| {
                     let mut mine = Local::default();
-                    let v = if c.game_over {
-                        c.gain
+                    let (v, d) = if c.game_over {
+                        (c.gain, EXACT_DEPTH)
                     } else {
                         let (a, b) = c.window(alpha, beta);
-                        c.value(search(shared, &mut mine, &split, c.board, a, b, ply + 1))
+                        let (v, d) = search(
+                            shared,
+                            &mut mine,
+                            &split,
+                            c.board,
+                            a,
+                            b,
+                            child_depth,
+                            ply + 1,
+                        );
+                        (c.value(v), deeper(d))
                     };
                     let searched = mine.nodes;
                     mine.flush(shared);
                     if split.is_set() {
-                        return (i32::MIN, c.house as usize, searched);
+                        return (i32::MIN, EXACT_DEPTH, c.house as usize, searched);
                     }
                     if v >= beta {
                         split.set();
                     }
-                    (v, c.house as usize, searched)
+                    (v, d, c.house as usize, searched)
                 })
                 .collect();
             if abort.is_set() {
-                return 0;
+                return (0, 0);
             }
-            for (v, h, searched) in results {
+            for (v, d, h, searched) in results {
                 parallel_nodes += searched;
+                resolved = resolved.min(d);
                 if v > best {
                     best = v;
                     best_move = h;
@@ -343,10 +387,12 @@ pub fn search<L: Lanes>(
                     c.gain
                 } else {
                     let (a, b) = c.window(alpha, beta);
-                    c.value(search(shared, local, abort, c.board, a, b, ply + 1))
+                    let (v, d) = search(shared, local, abort, c.board, a, b, child_depth, ply + 1);
+                    resolved = resolved.min(deeper(d));
+                    c.value(v)
                 };
                 if abort.is_set() {
-                    return 0;
+                    return (0, 0);
                 }
                 if v > best {
                     best = v;
@@ -364,40 +410,28 @@ pub fn search<L: Lanes>(
 
     if use_table {
         let work = log2(local.nodes - nodes_before + parallel_nodes + 1);
-        if best >= beta {
-            store(shared, key, seeds, best, upper, Some(best_move), work);
+        let (lo, hi) = if best >= beta {
+            (best, upper)
         } else if best <= alpha_in {
-            store(shared, key, seeds, lower, best, Some(best_move), work);
+            (lower, best)
         } else {
-            store(shared, key, seeds, best, best, Some(best_move), work);
-        }
+            (best, best)
+        };
+        shared.tt.store(
+            key,
+            Entry {
+                lower: lo,
+                upper: hi,
+                best: Some(best_move),
+                work,
+                depth: resolved,
+            },
+        );
     }
-    best
+    (best, resolved)
 }
 
 #[inline(always)]
 fn log2(n: u64) -> u8 {
     (63 - n.leading_zeros()) as u8
-}
-
-#[inline(always)]
-fn store<L: Lanes>(
-    shared: &Shared<'_>,
-    key: L,
-    _seeds: u32,
-    lower: i32,
-    upper: i32,
-    best: Option<usize>,
-    work: u8,
-) {
-    shared.tt.store(
-        key,
-        Entry {
-            lower,
-            upper,
-            best,
-            work,
-            depth: EXACT_DEPTH,
-        },
-    );
 }

@@ -27,9 +27,11 @@
 //! confused only if both 64-bit digests collide: about 2^-64 per probe, i.e. below 10^-9 for a
 //! whole solve of 10^10 probes.
 //!
-//! **Replacement.** A store into a bucket that holds the same board merges with it: at the same
-//! depth the bounds are intersected (both are true bounds of the same value), a deeper result
-//! replaces a shallower one, and a shallower one never overwrites a deeper one. Otherwise the
+//! **Replacement.** A store into a bucket that holds the same board merges with it: exact bounds
+//! (searched to the end) are intersected with exact bounds (both are true bounds of the same
+//! value), a deeper result replaces a shallower one, and a shallower one never overwrites a
+//! deeper one. (Depth-limited values depend on what the table held when they were searched, so
+//! two of them need not be consistent: the newer simply replaces the older.) Otherwise the
 //! entry of least work in the bucket (empty slots have none) is replaced: the subtrees that cost
 //! most to search stay.
 
@@ -173,7 +175,7 @@ impl TranspositionTable {
                 let old = Entry::unpack(data);
                 let merged = if old.depth > entry.depth {
                     return;
-                } else if old.depth == entry.depth {
+                } else if old.depth == EXACT_DEPTH {
                     Entry {
                         lower: entry.lower.max(old.lower),
                         upper: entry.upper.min(old.upper),
@@ -238,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn same_depth_bounds_merge_and_deeper_wins() {
+    fn exact_bounds_merge_and_deeper_wins() {
         let tt = TranspositionTable::new(1).unwrap();
         let key = Narrow(0x0102_0304);
         tt.store(key, entry(-4, 10, 5, EXACT_DEPTH));
