@@ -481,3 +481,15 @@ impl Solver {
         turns
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn auto_table_size_grows_with_the_seeds() {
+        assert_eq!(super::auto_tt_mib(0), 16);
+        assert_eq!(super::auto_tt_mib(24), 32);
+        assert_eq!(super::auto_tt_mib(48), 512);
+        assert_eq!(super::auto_tt_mib(60), 2048);
+        assert_eq!(super::auto_tt_mib(400), 8192);
+    }
+}
