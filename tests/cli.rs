@@ -166,3 +166,87 @@ fn help_teaches_the_notation_and_limits() {
     assert!(text.contains("1 to 12 houses"));
     assert!(text.contains("empty-capture"));
 }
+
+#[test]
+fn solve_and_analyze_agree_and_print_the_documented_json() {
+    for rules in ["standard", "empty-capture"] {
+        let solve = json(&[
+            "solve",
+            "-m",
+            "4",
+            "-n",
+            "3",
+            "--rules",
+            rules,
+            "--all-moves",
+            "--json",
+            "--threads",
+            "2",
+        ]);
+        let analyze = json(&[
+            "analyze",
+            "<4,0,0,3,3,3,3,3,3,3,3>",
+            "--rules",
+            rules,
+            "--json",
+            "--threads",
+            "1",
+        ]);
+        for key in ["value", "best", "moves", "pv", "rules", "to_move"] {
+            assert_eq!(solve[key], analyze[key], "{rules}: {key}");
+        }
+        assert_eq!(solve["variant"], "Kalah(4,3)");
+        assert_eq!(solve["to_move"], "south");
+        assert!(solve["nodes"].as_u64().unwrap() > 0);
+        assert!(solve["time_ms"].is_u64());
+        // The best moves' values equal the value; no move is worth more.
+        let value = solve["value"].as_i64().unwrap();
+        for m in solve["moves"].as_array().unwrap() {
+            let v = m["value"].as_i64().unwrap();
+            let best = solve["best"].as_array().unwrap().contains(&m["house"]);
+            assert!(v <= value && (v == value) == best, "{rules}: {m}");
+        }
+        // Without --all-moves: the same value, best moves and line.
+        let quick = json(&["solve", "-m", "4", "-n", "3", "--rules", rules, "--json"]);
+        for key in ["value", "best", "pv"] {
+            assert_eq!(solve[key], quick[key], "{rules}: {key}");
+        }
+    }
+}
+
+#[test]
+fn analyze_counts_the_stores_for_the_side_to_move() {
+    // North to move with 5 seeds more in its store: the value includes those 5.
+    let with = json(&["analyze", "<3,0,5,1,2,0,2,1,1> north", "--json"]);
+    let without = json(&["analyze", "<3,0,0,1,2,0,2,1,1> north", "--json"]);
+    assert_eq!(with["to_move"], "north");
+    assert_eq!(
+        with["value"].as_i64().unwrap(),
+        without["value"].as_i64().unwrap() + 5
+    );
+    let over = json(&["analyze", "<2,3,1,0,0,1,1>", "--json"]);
+    assert_eq!(over["to_move"], serde_json::Value::Null);
+    assert_eq!(over["value"], 0);
+    assert_eq!(over["moves"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn solver_input_errors_are_one_line() {
+    for (args, needle) in [
+        (
+            &["solve", "-m", "4", "-n", "3", "--threads", "0"][..],
+            "--threads",
+        ),
+        (
+            &["solve", "-m", "4", "-n", "3", "--algorithm", "magic"][..],
+            "magic",
+        ),
+        (&["analyze", "<4,0,0,3>"][..], "expected 11 numbers"),
+    ] {
+        let out = kalah(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}

@@ -195,3 +195,29 @@ fn one_and_two_threads_agree_and_the_pv_reaches_the_value() {
         assert!(a.best.contains(&a.pv[0].0[0]));
     }
 }
+
+#[test]
+fn the_ladder_agrees_with_mtdf_on_larger_starts() {
+    for rules in Rules::ALL {
+        for (m, n) in [(3, 4), (6, 1), (2, 6)] {
+            let setup: Setup = AnyPosition::start(Variant::new(m, n, rules).unwrap())
+                .to_string()
+                .parse()
+                .unwrap();
+            let values: Vec<i32> = [Algorithm::AlphaBeta, Algorithm::Scout, Algorithm::Mtdf]
+                .into_iter()
+                .map(|a| {
+                    let pos = AnyPosition::from_setup(&setup, rules).unwrap();
+                    with_position!(pos, p => {
+                        let solver = Solver::new(m, rules, config(a, 2)).unwrap();
+                        solver.exact(p.board(), &mut |_| {})
+                    })
+                })
+                .collect();
+            assert!(
+                values.iter().all(|&v| v == values[0]),
+                "Kalah({m},{n}) {rules}: {values:?}"
+            );
+        }
+    }
+}

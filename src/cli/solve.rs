@@ -74,8 +74,11 @@ pub struct SolveArgs {
     rules: Rules,
     /// Also compute the exact value of every first move, not only which are optimal (each bad
     /// move needs its own proof: several times the work of the solve).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "value_only")]
     all_moves: bool,
+    /// Only the value: no optimal moves, no perfect line (`best`, `moves` and `pv` are empty).
+    #[arg(long)]
+    value_only: bool,
     #[command(flatten)]
     search: SearchArgs,
 }
@@ -98,6 +101,9 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
     let variant = Variant::new(args.houses, args.seeds, args.rules)
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
+    if args.value_only {
+        return with_position!(pos, p => report_value(&p, variant, &args.search));
+    }
     with_position!(pos, p => report(&p, Some(variant), args.all_moves, &args.search))
 }
 
@@ -220,6 +226,54 @@ fn report<L: Lanes>(
         config.tt_mib,
         config.algorithm
     );
+    Ok(())
+}
+
+/// `solve --value-only`: the start position's value alone.
+fn report_value<L: Lanes>(
+    p: &Position<L>,
+    variant: Variant,
+    args: &SearchArgs,
+) -> Result<(), CliError> {
+    let config = args.config(p.seeds_on_board())?;
+    let solver = Solver::new(p.houses_per_side(), p.rules(), config)
+        .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))?;
+    let started = Instant::now();
+    let value = p.store_difference() + solver.exact(p.board(), &mut |_| {});
+    let elapsed = started.elapsed();
+    let nodes = solver.nodes();
+    let name = format!("Kalah({},{})", variant.houses(), variant.seeds());
+    if args.json {
+        print_json(&json!({
+            "variant": name,
+            "houses": variant.houses(),
+            "seeds": variant.seeds(),
+            "rules": p.rules().as_str(),
+            "position": p.to_string(),
+            "to_move": side_json(p.to_move()),
+            "value": value,
+            "best": [],
+            "moves": [],
+            "pv": [],
+            "nodes": nodes,
+            "time_ms": elapsed.as_millis() as u64,
+            "threads": config.threads,
+            "tt_mb": config.tt_mib,
+            "algorithm": config.algorithm.as_str(),
+        }));
+    } else {
+        println!(
+            "{name}, {} rules: value {value:+} for South, the first player",
+            p.rules()
+        );
+        println!(
+            "{nodes} nodes in {:.3} s, {} threads, {} MiB table, {}",
+            elapsed.as_secs_f64(),
+            config.threads,
+            config.tt_mib,
+            config.algorithm
+        );
+    }
     Ok(())
 }
 
