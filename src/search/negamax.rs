@@ -225,7 +225,6 @@ pub fn search<L: Lanes>(
     };
     // The depth to which the result holds: the shallowest child's, plus one.
     let mut resolved = EXACT_DEPTH;
-    let deeper = |d: u8| if d == EXACT_DEPTH { d } else { d + 1 };
     let alpha_in = alpha;
 
     // Sow every move; a game-ending one is valued at once.
@@ -302,63 +301,19 @@ pub fn search<L: Lanes>(
     let mut parallel_nodes = 0;
     let mut best = i32::MIN;
     let mut best_move = children[0].house as usize;
-    let mut first_done = 0;
-    // Young brothers wait: the first move alone, the others in parallel near the root.
-    for c in children.iter() {
-        let v = if c.game_over {
-            c.gain
-        } else {
-            let (a, b) = c.window(alpha, beta);
-            let (v, d) = search(shared, local, abort, c.board, a, b, child_depth, ply + 1);
-            resolved = resolved.min(deeper(d));
-            c.value(v)
-        };
-        if abort.is_set() {
-            return (0, 0);
-        }
-        first_done += 1;
-        if v > best {
-            best = v;
-            best_move = c.house as usize;
-            if v > alpha {
-                alpha = v;
-                if v >= beta {
-                    break;
-                }
-            }
-        }
-        let rest = children.len() - first_done;
-        if rest >= 2
-            && ply < shared.tuning.parallel_plies
-            && seeds >= shared.tuning.parallel_min_seeds
-        {
-            break;
-        }
-    }
-    if best < beta && first_done < children.len() {
-        let rest = &children[first_done..];
-        if ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds {
+    let split_here =
+        ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds;
+    // Young brothers wait: near the root, once the first move is searched alone, the others
+    // go in parallel; elsewhere one after another.
+    for (i, c) in children.iter().enumerate() {
+        if split_here && i > 0 && children.len() - i >= 2 {
             let split = abort.child();
-            let results: Vec<(i32, u8, usize, u64)> = rest
+            let results: Vec<(i32, u8, usize, u64)> = children[i..]
                 .par_iter()
                 .map(|c| {
                     let mut mine = Local::default();
-                    let (v, d) = if c.game_over {
-                        (c.gain, EXACT_DEPTH)
-                    } else {
-                        let (a, b) = c.window(alpha, beta);
-                        let (v, d) = search(
-                            shared,
-                            &mut mine,
-                            &split,
-                            c.board,
-                            a,
-                            b,
-                            child_depth,
-                            ply + 1,
-                        );
-                        (c.value(v), deeper(d))
-                    };
+                    let (v, d) =
+                        search_child(shared, &mut mine, &split, c, alpha, beta, child_depth, ply);
                     let searched = mine.nodes;
                     mine.flush(shared);
                     if split.is_set() {
@@ -381,28 +336,20 @@ pub fn search<L: Lanes>(
                     best_move = h;
                 }
             }
-        } else {
-            for c in rest {
-                let v = if c.game_over {
-                    c.gain
-                } else {
-                    let (a, b) = c.window(alpha, beta);
-                    let (v, d) = search(shared, local, abort, c.board, a, b, child_depth, ply + 1);
-                    resolved = resolved.min(deeper(d));
-                    c.value(v)
-                };
-                if abort.is_set() {
-                    return (0, 0);
-                }
-                if v > best {
-                    best = v;
-                    best_move = c.house as usize;
-                    if v > alpha {
-                        alpha = v;
-                        if v >= beta {
-                            break;
-                        }
-                    }
+            break;
+        }
+        let (v, d) = search_child(shared, local, abort, c, alpha, beta, child_depth, ply);
+        if abort.is_set() {
+            return (0, 0);
+        }
+        resolved = resolved.min(d);
+        if v > best {
+            best = v;
+            best_move = c.house as usize;
+            if v > alpha {
+                alpha = v;
+                if v >= beta {
+                    break;
                 }
             }
         }
@@ -429,6 +376,28 @@ pub fn search<L: Lanes>(
         );
     }
     (best, resolved)
+}
+
+/// The value of move `c` for the mover within (alpha, beta), and the depth to which it holds.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn search_child<L: Lanes>(
+    shared: &Shared<'_>,
+    local: &mut Local,
+    abort: &Abort<'_>,
+    c: &Child<L>,
+    alpha: i32,
+    beta: i32,
+    child_depth: u8,
+    ply: u32,
+) -> (i32, u8) {
+    if c.game_over {
+        return (c.gain, EXACT_DEPTH);
+    }
+    let (a, b) = c.window(alpha, beta);
+    let (v, d) = search(shared, local, abort, c.board, a, b, child_depth, ply + 1);
+    let resolved = if d == EXACT_DEPTH { d } else { d + 1 };
+    (c.value(v), resolved)
 }
 
 #[inline(always)]
