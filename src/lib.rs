@@ -1,8 +1,8 @@
-//! # kalah: exact Kalah rules on a bit-packed board
+//! # kalah: exact Kalah on a bit-packed board
 //!
-//! The foundation of a Kalah (mancala) solver and endgame-database builder: the rules of
-//! Kalah(m, n) under both capture variants, a bit-packed board whose sowings are a few word
-//! operations, the KGP position notation, and perft.
+//! A Kalah (mancala) rules engine and exact solver: the rules of Kalah(m, n) under both capture
+//! variants, a bit-packed board whose sowings are a few word operations, the KGP position
+//! notation, perft, and a parallel MTD(f) solver with a lock-free transposition table.
 //!
 //! ## Glossary
 //!
@@ -28,8 +28,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Data flows one way: rules → lanes → board → position → notation / perft. The library never
-//! prints.
+//! Solving: the value is the final store difference for the side to move under perfect play.
+//!
+//! ```
+//! use kalah::{Narrow, Position, Rules, Solver, SolverConfig, Variant};
+//!
+//! let start = Position::<Narrow>::start(Variant::new(4, 3, Rules::Standard)?).unwrap();
+//! let config = SolverConfig { threads: 1, tt_mib: 16, ..SolverConfig::default() };
+//! let solver = Solver::new(4, Rules::Standard, config)?;
+//! let analysis = solver.analyze(&start, false, &mut |_progress| {})?;
+//! assert_eq!(analysis.value, 6); // South, who moves first, wins Kalah(4,3) by 6
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Data flows one way: rules → lanes → board → position → notation / perft / search. The
+//! library never prints: progress comes back through callbacks, statistics through values.
 
 #![deny(missing_docs)]
 
