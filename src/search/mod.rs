@@ -310,7 +310,10 @@ impl Solver {
         let (mut lower, mut upper) = f_bounds(board.seeds(), self.rules);
         // The depth to which the bounds hold: to the end, unless the table narrowed them.
         let mut resolved = EXACT_DEPTH;
-        if let Some(e) = self.tt.probe(board.key()) {
+        if let Some(e) = (board.seeds() <= i16::MAX as u32)
+            .then(|| self.tt.probe(board.key()))
+            .flatten()
+        {
             if e.depth >= depth {
                 lower = lower.max(e.lower);
                 upper = upper.min(e.upper);

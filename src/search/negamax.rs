@@ -20,6 +20,8 @@ use crate::search::tt::{EXACT_DEPTH, Entry, TranspositionTable};
 
 /// Most houses a side the search handles (the move list is a fixed array).
 const MAX_MOVES: usize = 16;
+/// Most seeds on a board whose bounds the table may hold (they are stored as i16).
+const MAX_TABLE_SEEDS: u32 = i16::MAX as u32;
 /// Nodes a thread counts locally before adding them to the shared counter.
 const NODE_FLUSH: u64 = 1 << 12;
 
@@ -200,7 +202,9 @@ pub fn search<L: Lanes>(
     }
     let key = board.key();
     let mut tt_move = None;
-    let use_table = seeds >= shared.tuning.tt_min_seeds;
+    // Entries hold bounds as i16: a board with more seeds than that could hold (only a huge
+    // wide board) is searched without the table rather than risk a truncated bound.
+    let use_table = seeds >= shared.tuning.tt_min_seeds && seeds <= MAX_TABLE_SEEDS;
     if let Some(e) = use_table.then(|| shared.tt.probe(key)).flatten() {
         tt_move = e.best;
         if e.depth >= depth {
