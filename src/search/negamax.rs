@@ -19,7 +19,7 @@ use crate::rules::Rules;
 use crate::search::tt::{EXACT_DEPTH, Entry, TranspositionTable};
 
 /// Most houses a side the search handles (the move list is a fixed array).
-const MAX_MOVES: usize = 16;
+const MAX_MOVES: usize = crate::rules::MAX_HOUSES;
 /// Most seeds on a board whose bounds the table may hold (they are stored as i16).
 const MAX_TABLE_SEEDS: u32 = i16::MAX as u32;
 /// Nodes a thread counts locally before adding them to the shared counter.
@@ -277,34 +277,62 @@ pub fn search<L: Lanes>(
         }
     }
 
-    // Enhanced transposition cut-off: a child already in the table may refute this node.
+    // Enhanced transposition cut-off: a child already in the table may refute this node, or
+    // prove its own move too weak to matter (its value at most alpha), which then needs no
+    // search: its bound joins the result as it is.
+    let mut best = i32::MIN;
+    let mut best_move = children[0].house as usize;
+    let mut skip = 0u32;
     if seeds >= shared.tuning.etc_min_seeds {
-        for c in children.iter() {
-            let v = if c.game_over {
-                c.gain
-            } else if let Some(e) = shared.tt.probe(c.board.key()) {
-                if e.depth < child_depth {
-                    continue;
+        for (i, c) in children.iter().enumerate() {
+            if c.game_over {
+                if c.gain >= beta {
+                    return (c.gain, depth);
                 }
-                // The move's value is at least this, from the child's bounds.
-                if c.extra_turn {
-                    c.value(e.lower)
-                } else {
-                    c.value(e.upper)
-                }
-            } else {
+                continue;
+            }
+            let Some(e) = shared.tt.probe(c.board.key()) else {
                 continue;
             };
-            if v >= beta {
-                return (v, depth);
+            if e.depth < child_depth {
+                continue;
+            }
+            // Bounds on the move's value, from the child's bounds.
+            let (low, high) = if c.extra_turn {
+                (c.value(e.lower), c.value(e.upper))
+            } else {
+                (c.value(e.upper), c.value(e.lower))
+            };
+            if low >= beta {
+                return (low, depth);
+            }
+            if high <= alpha {
+                skip |= 1 << i;
+                resolved = resolved.min(if e.depth == EXACT_DEPTH {
+                    e.depth
+                } else {
+                    e.depth + 1
+                });
+                if high > best {
+                    best = high;
+                    best_move = c.house as usize;
+                }
             }
         }
     }
 
+    // Keep only the moves still to search, in order.
+    let mut kept = 0;
+    for i in 0..children.len() {
+        if skip >> i & 1 == 0 {
+            children[kept] = children[i];
+            kept += 1;
+        }
+    }
+    let children = &children[..kept];
+
     let nodes_before = local.nodes;
     let mut parallel_nodes = 0;
-    let mut best = i32::MIN;
-    let mut best_move = children[0].house as usize;
     let split_here =
         ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds;
     // Young brothers wait: near the root, once the first move is searched alone, the others
