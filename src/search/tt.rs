@@ -31,7 +31,9 @@
 //! (searched to the end) are intersected with exact bounds (both are true bounds of the same
 //! value), a deeper result replaces a shallower one, and a shallower one never overwrites a
 //! deeper one. (Depth-limited values depend on what the table held when they were searched, so
-//! two of them need not be consistent: the newer simply replaces the older.) Otherwise the
+//! two of them need not be consistent: the newer simply replaces the older.) A store of another
+//! board replaces the bucket's least valuable entry: empty slots first, then depth-limited
+//! entries (useful for ordering only), then exact ones, each by least work. Otherwise the
 //! entry of least work in the bucket (empty slots have none) is replaced: the subtrees that cost
 //! most to search stay.
 
@@ -167,6 +169,7 @@ impl TranspositionTable {
         let (base, check) = self.bucket(key);
         let slots = &self.words[base..base + BUCKET_WORDS];
         let mut victim = 0;
+        // Work is below 64, so an exact entry's rank (work + 64) fits in a u8.
         let mut least_work = u8::MAX;
         for (i, pair) in slots.chunks_exact(ENTRY_WORDS).enumerate() {
             let data = pair[1].load(Ordering::Relaxed);
@@ -189,10 +192,12 @@ impl TranspositionTable {
                 write(pair, check, merged.pack());
                 return;
             }
+            // Exact entries rank above every depth-limited one.
             let work = if word0 == 0 && data == 0 {
                 0
             } else {
-                Entry::unpack(data).work
+                let e = Entry::unpack(data);
+                e.work + if e.depth == EXACT_DEPTH { 64 } else { 0 }
             };
             if work < least_work {
                 least_work = work;
