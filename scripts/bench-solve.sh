@@ -4,7 +4,8 @@
 # moves, perfect line) with all cores, unless VALUE_ONLY=1.
 #
 # Usage: scripts/bench-solve.sh [VARIANT ...]   e.g. scripts/bench-solve.sh 4,4 6,4
-# Default variants: Kalah(4,1..6), Kalah(5,1..5), Kalah(6,1..4).
+# Default variants: Kalah(4,1..6), Kalah(5,1..5), Kalah(6,1..4). A solve longer than TIMEOUT
+# seconds (default 900) is stopped and shown as such.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -24,7 +25,10 @@ for v in "${variants[@]}"; do
   m=${v%,*}
   n=${v#*,}
   for rules in standard empty-capture; do
-    out=$("$kalah" solve -m "$m" -n "$n" --rules "$rules" --json "${extra[@]}")
+    if ! out=$(timeout "${TIMEOUT:-900}" "$kalah" solve -m "$m" -n "$n" --rules "$rules" --json "${extra[@]}"); then
+      echo "| Kalah($m,$n) | $rules | | | | > ${TIMEOUT:-900} s | |"
+      continue
+    fi
     value=$(echo "$out" | field value)
     best=$(echo "$out" | sed -E 's/.*"best":\[([^]]*)\].*/\1/')
     nodes=$(echo "$out" | field nodes)

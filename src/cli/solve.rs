@@ -131,14 +131,15 @@ fn solve_with_progress<L: Lanes>(
     let started = Instant::now();
     let stores = p.store_difference();
     let done = std::sync::atomic::AtomicBool::new(false);
-    let analysis = std::thread::scope(|scope| {
+    let (analysis, elapsed) = std::thread::scope(|scope| {
         let ticker = scope.spawn(|| {
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 let nodes = solver.nodes();
                 let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-9);
                 bar.set_message(format!("{nodes} nodes, {:.1} M nodes/s", rate / 1e6));
                 bar.tick();
-                std::thread::sleep(Duration::from_millis(200));
+                // Woken at once when the solve ends.
+                std::thread::park_timeout(Duration::from_millis(200));
             }
         });
         let mut on_step = |s: &kalah::Progress| {
@@ -152,13 +153,15 @@ fn solve_with_progress<L: Lanes>(
             ));
         };
         let result = solver.analyze(p, all_moves, &mut on_step);
+        let elapsed = started.elapsed();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
+        ticker.thread().unpark();
         let _ = ticker.join();
-        result
+        (result, elapsed)
     });
     bar.finish_and_clear();
     let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
-    Ok((analysis, started.elapsed(), solver.nodes()))
+    Ok((analysis, elapsed, solver.nodes()))
 }
 
 fn report<L: Lanes>(
@@ -283,7 +286,7 @@ fn report_value<L: Lanes>(
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Transposition table size in MiB (part of the fingerprint).
-    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = 256)]
+    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = 64)]
     tt_mb: usize,
     /// Print JSON: {"nodes", "time_ms", "nodes_per_second", "values"}.
     #[arg(long)]
