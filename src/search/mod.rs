@@ -1,7 +1,10 @@
 //! The exact solver: the value of a position, of each of its moves, and a perfect line.
 //!
 //! [`Solver`] narrows the value of a board with null-window searches (MTD(f)) over the fail-soft
-//! [`negamax::search`], which shares a lock-free [`tt::TranspositionTable`] across rayon threads.
+//! [`negamax::search`], which shares a lock-free [`tt::TranspositionTable`] across rayon threads:
+//! first at growing depths (iterative deepening, for a first guess and move ordering), then to
+//! the end of the game. The optimal moves and the perfect line come from one null-window test
+//! per move (a move's value is never above the position's, so "at least f" means "equal").
 //! The [`Algorithm`] ladder (plain minimax, memoised minimax, alpha-beta, NegaScout, MTD(f))
 //! gives the same exact values with less and less work, to show what each step buys.
 
