@@ -40,6 +40,24 @@ pub struct PositionArg {
     pub to_move: Option<Side>,
 }
 
+impl PositionArg {
+    /// The validated position under `rules`.
+    pub fn parse(&self, rules: Rules) -> Result<AnyPosition, CliError> {
+        parse_position(&self.position, self.to_move, rules)
+    }
+}
+
+/// The fields every JSON answer about a position starts with: houses, rules, position (KGP
+/// literal, ` north` when North is to move) and the side to move (null once the game is over).
+pub fn header<L: kalah::Lanes>(p: &kalah::Position<L>) -> serde_json::Value {
+    serde_json::json!({
+        "houses": p.houses_per_side(),
+        "rules": p.rules().as_str(),
+        "position": p.to_string(),
+        "to_move": side_json(p.to_move()),
+    })
+}
+
 /// Parses `text` (with `to_move` from `--to-move`) into a validated position under `rules`.
 pub fn parse_position(
     text: &str,

@@ -5,7 +5,7 @@ use kalah::{Side, with_position};
 use serde_json::json;
 
 use super::CliError;
-use super::args::{PositionArg, RulesArg, print_json, side_json, side_text};
+use super::args::{PositionArg, RulesArg, header, print_json, side_json, side_text};
 
 /// List every legal move with the position it leads to and what it does: an extra turn (the
 /// last seed lands in the mover's store), a capture (seeds taken, the last one included), or
@@ -22,11 +22,7 @@ pub struct MovesArgs {
 }
 
 pub fn run(args: MovesArgs) -> Result<(), CliError> {
-    let pos = super::args::parse_position(
-        &args.position.position,
-        args.position.to_move,
-        args.rules.rules,
-    )?;
+    let pos = args.position.parse(args.rules.rules)?;
     with_position!(pos, p => {
         let rows: Vec<_> = p
             .legal_moves()
@@ -53,13 +49,9 @@ pub fn run(args: MovesArgs) -> Result<(), CliError> {
                     })
                 })
                 .collect();
-            print_json(&json!({
-                "houses": p.houses_per_side(),
-                "rules": p.rules().as_str(),
-                "position": p.to_string(),
-                "to_move": side_json(p.to_move()),
-                "moves": moves,
-            }));
+            let mut out = header(&p);
+            out["moves"] = json!(moves);
+            print_json(&out);
         } else {
             println!(
                 "{} ({} houses a side, {} rules), {}",

@@ -8,7 +8,7 @@ use kalah::{AnyPosition, Lanes, Position, Rules, Side, Variant, divide, perft, w
 use serde_json::json;
 
 use super::CliError;
-use super::args::{print_json, rules_parser, side_json, side_parser, side_text};
+use super::args::{header, print_json, rules_parser, side_parser, side_text};
 
 /// Count the sowing sequences of a given length (perft).
 ///
@@ -115,18 +115,13 @@ fn report<L: Lanes>(p: &Position<L>, variant: Option<Variant>, args: &PerftArgs)
         "packed"
     };
     if args.json {
-        let mut out = json!({
-            "variant": name,
-            "houses": p.houses_per_side(),
-            "rules": p.rules().as_str(),
-            "position": p.to_string(),
-            "to_move": side_json(p.to_move()),
-            "depth": args.depth,
-            "nodes": nodes,
-            "time_ms": elapsed.as_millis() as u64,
-            "nodes_per_second": per_second.round() as u64,
-            "engine": engine,
-        });
+        let mut out = header(p);
+        out["variant"] = json!(name);
+        out["depth"] = json!(args.depth);
+        out["nodes"] = json!(nodes);
+        out["time_ms"] = json!(elapsed.as_millis() as u64);
+        out["nodes_per_second"] = json!(per_second.round() as u64);
+        out["engine"] = json!(engine);
         if divided {
             out["divide"] = split
                 .iter()

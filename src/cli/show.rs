@@ -5,7 +5,7 @@ use kalah::{Lanes, Position, Side, render, with_position};
 use serde_json::json;
 
 use super::CliError;
-use super::args::{PositionArg, RulesArg, print_json, side_json};
+use super::args::{PositionArg, RulesArg, header, print_json, side_json};
 
 /// Draw a position as a board, with the stores, the side to move and the legal moves.
 ///
@@ -23,11 +23,7 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> Result<(), CliError> {
-    let pos = super::args::parse_position(
-        &args.position.position,
-        args.position.to_move,
-        args.rules.rules,
-    )?;
+    let pos = args.position.parse(args.rules.rules)?;
     with_position!(pos, p => {
         if args.json {
             print_json(&to_json(&p));
@@ -53,17 +49,18 @@ pub fn to_json<L: Lanes>(p: &Position<L>) -> serde_json::Value {
             "south_margin": o.margin(Side::South),
         })
     });
-    json!({
-        "houses": p.houses_per_side(),
-        "rules": p.rules().as_str(),
-        "position": p.to_string(),
-        "to_move": side_json(p.to_move()),
-        "stores": {"south": p.store(Side::South), "north": p.store(Side::North)},
-        "south": p.houses(Side::South),
-        "north": p.houses(Side::North),
-        "seeds_on_board": p.seeds_on_board(),
-        "finished": p.is_finished(),
-        "outcome": outcome,
-        "legal_moves": p.legal_moves().iter().map(|m| m.house()).collect::<Vec<_>>(),
-    })
+    let mut out = header(p);
+    out["stores"] = json!({"south": p.store(Side::South), "north": p.store(Side::North)});
+    out["south"] = json!(p.houses(Side::South));
+    out["north"] = json!(p.houses(Side::North));
+    out["seeds_on_board"] = json!(p.seeds_on_board());
+    out["finished"] = json!(p.is_finished());
+    out["outcome"] = json!(outcome);
+    out["legal_moves"] = json!(
+        p.legal_moves()
+            .iter()
+            .map(|m| m.house())
+            .collect::<Vec<_>>()
+    );
+    out
 }

@@ -12,7 +12,7 @@ use kalah::{
 use serde_json::json;
 
 use super::CliError;
-use super::args::{PositionArg, RulesArg, print_json, rules_parser, side_json, side_text};
+use super::args::{PositionArg, RulesArg, header, print_json, rules_parser, side_text};
 
 /// Search options shared by `solve` and `analyze`.
 #[derive(Args, Debug, Clone)]
@@ -108,11 +108,7 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
 }
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
-    let pos = super::args::parse_position(
-        &args.position.position,
-        args.position.to_move,
-        args.rules.rules,
-    )?;
+    let pos = args.position.parse(args.rules.rules)?;
     with_position!(pos, p => report(&p, None, true, &args.search))
 }
 
@@ -175,22 +171,17 @@ fn report<L: Lanes>(
     let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
     let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
     if args.json {
-        let mut out = json!({
-            "variant": name,
-            "houses": p.houses_per_side(),
-            "rules": p.rules().as_str(),
-            "position": p.to_string(),
-            "to_move": side_json(a.to_move),
-            "value": a.value,
-            "best": a.best.iter().map(|m| m.house()).collect::<Vec<_>>(),
-            "moves": a.moves.iter().map(|m| json!({"house": m.mv.house(), "value": m.value})).collect::<Vec<_>>(),
-            "pv": pv,
-            "nodes": nodes,
-            "time_ms": elapsed.as_millis() as u64,
-            "threads": config.threads,
-            "tt_mb": config.tt_mib,
-            "algorithm": config.algorithm.as_str(),
-        });
+        let mut out = header(p);
+        out["variant"] = json!(name);
+        out["value"] = json!(a.value);
+        out["best"] = json!(a.best.iter().map(|m| m.house()).collect::<Vec<_>>());
+        out["moves"] = a
+            .moves
+            .iter()
+            .map(|m| json!({"house": m.mv.house(), "value": m.value}))
+            .collect();
+        out["pv"] = json!(pv);
+        add_search_fields(&mut out, nodes, elapsed, &config);
         if let Some(v) = variant {
             out["seeds"] = v.seeds().into();
         }
@@ -232,6 +223,20 @@ fn report<L: Lanes>(
     Ok(())
 }
 
+/// The search statistics and settings at the end of a solver's JSON answer.
+fn add_search_fields(
+    out: &mut serde_json::Value,
+    nodes: u64,
+    elapsed: Duration,
+    config: &SolverConfig,
+) {
+    out["nodes"] = json!(nodes);
+    out["time_ms"] = json!(elapsed.as_millis() as u64);
+    out["threads"] = json!(config.threads);
+    out["tt_mb"] = json!(config.tt_mib);
+    out["algorithm"] = json!(config.algorithm.as_str());
+}
+
 /// `solve --value-only`: the start position's value alone.
 fn report_value<L: Lanes>(
     p: &Position<L>,
@@ -247,23 +252,15 @@ fn report_value<L: Lanes>(
     let nodes = solver.nodes();
     let name = format!("Kalah({},{})", variant.houses(), variant.seeds());
     if args.json {
-        print_json(&json!({
-            "variant": name,
-            "houses": variant.houses(),
-            "seeds": variant.seeds(),
-            "rules": p.rules().as_str(),
-            "position": p.to_string(),
-            "to_move": side_json(p.to_move()),
-            "value": value,
-            "best": [],
-            "moves": [],
-            "pv": [],
-            "nodes": nodes,
-            "time_ms": elapsed.as_millis() as u64,
-            "threads": config.threads,
-            "tt_mb": config.tt_mib,
-            "algorithm": config.algorithm.as_str(),
-        }));
+        let mut out = header(p);
+        out["variant"] = json!(name);
+        out["seeds"] = json!(variant.seeds());
+        out["value"] = json!(value);
+        out["best"] = json!([]);
+        out["moves"] = json!([]);
+        out["pv"] = json!([]);
+        add_search_fields(&mut out, nodes, elapsed, &config);
+        print_json(&out);
     } else {
         println!(
             "{name}, {} rules: value {value:+} for South, the first player",
