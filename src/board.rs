@@ -48,6 +48,13 @@ pub struct Sowing {
 }
 
 impl Sowing {
+    /// The mover's store gain minus the opponent's on this sowing (its own value for the mover,
+    /// before anything that follows).
+    #[inline]
+    pub fn gain(&self) -> i32 {
+        self.mover_gain as i32 - self.opponent_gain as i32
+    }
+
     /// Whether the other side moves next.
     #[inline]
     pub fn passes_turn(&self) -> bool {

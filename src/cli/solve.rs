@@ -118,8 +118,7 @@ fn solve_with_progress<L: Lanes>(
     all_moves: bool,
     config: SolverConfig,
 ) -> Result<(Analysis, Duration, u64), CliError> {
-    let solver = Solver::new(p.houses_per_side(), p.rules(), config)
-        .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))?;
+    let solver = new_solver(p.houses_per_side(), p.rules(), config)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
@@ -223,6 +222,12 @@ fn report<L: Lanes>(
     Ok(())
 }
 
+/// A solver for `houses` and `rules`, or the CLI's error if it cannot start.
+fn new_solver(houses: usize, rules: Rules, config: SolverConfig) -> Result<Solver, CliError> {
+    Solver::new(houses, rules, config)
+        .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))
+}
+
 /// The search statistics and settings at the end of a solver's JSON answer.
 fn add_search_fields(
     out: &mut serde_json::Value,
@@ -244,8 +249,7 @@ fn report_value<L: Lanes>(
     args: &SearchArgs,
 ) -> Result<(), CliError> {
     let config = args.config(p.seeds_on_board())?;
-    let solver = Solver::new(p.houses_per_side(), p.rules(), config)
-        .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))?;
+    let solver = new_solver(p.houses_per_side(), p.rules(), config)?;
     let started = Instant::now();
     let value = p.store_difference() + solver.exact(p.board(), &mut |_| {});
     let elapsed = started.elapsed();
@@ -312,8 +316,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
             tt_mib: args.tt_mb,
             ..SolverConfig::default()
         };
-        let solver = Solver::new(m, rules, config)
-            .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))?;
+        let solver = new_solver(m, rules, config)?;
         let f = solver.exact(p.board(), &mut |_| {});
         values.push(format!("Kalah({m},{n}) {rules} {f:+}"));
         nodes += solver.nodes();

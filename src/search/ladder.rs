@@ -42,7 +42,7 @@ fn children<L: Lanes>(
         .filter(move |h| mask >> h & 1 == 1)
         .map(move |h| {
             let (child, s) = board.sow(h, rules);
-            let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+            let gain = s.gain();
             (child, gain, s.extra_turn, s.game_over)
         })
 }

@@ -313,7 +313,7 @@ impl Solver {
         let (mut lower, mut upper) = f_bounds(board.seeds(), self.rules);
         // The depth to which the bounds hold: to the end, unless the table narrowed them.
         let mut resolved = EXACT_DEPTH;
-        if let Some(e) = (board.seeds() <= i16::MAX as u32)
+        if let Some(e) = (board.seeds() <= tt::MAX_SEEDS)
             .then(|| self.tt.probe(board.key()))
             .flatten()
         {
@@ -427,7 +427,7 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> i32 {
         let (child, s) = board.sow(mv.index(), self.rules);
-        let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+        let gain = s.gain();
         if s.game_over {
             gain
         } else if s.extra_turn {
@@ -441,7 +441,7 @@ impl Solver {
     /// one null-window test of the child decides it).
     fn reaches<L: Lanes>(&self, board: Board<L>, mv: Move, f: i32) -> bool {
         let (child, s) = board.sow(mv.index(), self.rules);
-        let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+        let gain = s.gain();
         if s.game_over {
             return gain >= f;
         }
@@ -471,7 +471,7 @@ impl Solver {
                 .find(|&mv| self.reaches(board, mv, f))
                 .expect("some move keeps the exact value");
             let (child, s) = board.sow(mv.index(), self.rules);
-            let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+            let gain = s.gain();
             turn.push(mv);
             if s.extra_turn {
                 f -= gain;

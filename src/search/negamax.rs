@@ -16,12 +16,10 @@ use rayon::prelude::*;
 use crate::board::Board;
 use crate::lanes::Lanes;
 use crate::rules::Rules;
-use crate::search::tt::{EXACT_DEPTH, Entry, TranspositionTable};
+use crate::search::tt::{self, EXACT_DEPTH, Entry, TranspositionTable};
 
 /// Most houses a side the search handles (the move list is a fixed array).
 const MAX_MOVES: usize = crate::rules::MAX_HOUSES;
-/// Most seeds on a board whose bounds the table may hold (they are stored as i16).
-const MAX_TABLE_SEEDS: u32 = i16::MAX as u32;
 /// Nodes a thread counts locally before adding them to the shared counter.
 const NODE_FLUSH: u64 = 1 << 12;
 
@@ -202,9 +200,7 @@ pub fn search<L: Lanes>(
     }
     let key = board.key();
     let mut tt_move = None;
-    // Entries hold bounds as i16: a board with more seeds than that could hold (only a huge
-    // wide board) is searched without the table rather than risk a truncated bound.
-    let use_table = seeds >= shared.tuning.tt_min_seeds && seeds <= MAX_TABLE_SEEDS;
+    let use_table = seeds >= shared.tuning.tt_min_seeds && seeds <= tt::MAX_SEEDS;
     if let Some(e) = use_table.then(|| shared.tt.probe(key)).flatten() {
         tt_move = e.best;
         if e.depth >= depth {
@@ -249,7 +245,7 @@ pub fn search<L: Lanes>(
         if !s.game_over && use_table {
             shared.tt.prefetch(next.key());
         }
-        let gain = s.mover_gain as i32 - s.opponent_gain as i32;
+        let gain = s.gain();
         let order = if tt_move == Some(h) {
             1 << 20
         } else if s.extra_turn {
@@ -308,11 +304,7 @@ pub fn search<L: Lanes>(
             }
             if high <= alpha {
                 skip |= 1 << i;
-                resolved = resolved.min(if e.depth == EXACT_DEPTH {
-                    e.depth
-                } else {
-                    e.depth + 1
-                });
+                resolved = resolved.min(parent_depth(e.depth));
                 if high > best {
                     best = high;
                     best_move = c.house as usize;
@@ -428,8 +420,13 @@ fn search_child<L: Lanes>(
     }
     let (a, b) = c.window(alpha, beta);
     let (v, d) = search(shared, local, abort, c.board, a, b, child_depth, ply + 1);
-    let resolved = if d == EXACT_DEPTH { d } else { d + 1 };
-    (c.value(v), resolved)
+    (c.value(v), parent_depth(d))
+}
+
+/// The depth to which a node's result holds, given a child's result held `d` plies deep.
+#[inline(always)]
+fn parent_depth(d: u8) -> u8 {
+    if d == EXACT_DEPTH { d } else { d + 1 }
 }
 
 #[inline(always)]

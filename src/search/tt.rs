@@ -42,6 +42,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::lanes::Lanes;
 use crate::memory::AtomicTable;
 
+/// Most seeds on a board the table may hold: bounds on f (within [-seeds, seeds]) are stored as
+/// i16. Only a huge wide board has more; it must be searched without the table.
+pub const MAX_SEEDS: u32 = i16::MAX as u32;
+
 /// The depth of a result searched to the end of the game (bounds on the exact value).
 pub const EXACT_DEPTH: u8 = u8::MAX;
 
