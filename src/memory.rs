@@ -1,4 +1,5 @@
-//! The crate's unsafe code, all of it: large zero-initialised tables of atomics.
+//! The crate's unsafe code, all of it: large zero-initialised tables of atomics, read-only maps
+//! of database files, byte buffers shared between builder threads, and the prefetch hint.
 //!
 //! A transposition table of several GiB must not be written once just to be cleared, and must
 //! not pay a TLB miss on every probe. So a table is an anonymous memory map (zeroed by the
@@ -7,7 +8,7 @@
 //! 2 MiB of table instead of 4 KiB.
 
 use std::ops::Deref;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 
 use memmap2::MmapMut;
 
@@ -54,6 +55,25 @@ impl Deref for AtomicTable {
             )
         }
     }
+}
+
+/// A read-only map of the whole of `file` (a database level: the bytes are read on demand and
+/// shared with the page cache, so opening a level costs no reading).
+pub fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // Safety: the map is read-only and private to this process's view of a database file; the
+    // crate never writes a level file after renaming it into place, and the documented contract
+    // of the databases is that nobody else does while it is open (a file truncated under a live
+    // map would make reads fault, as for every memory-mapped database). Every byte pattern is a
+    // valid u8, so no read can produce an invalid value.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+/// The same bytes, as atomics, so that threads may fill one buffer together.
+pub fn atomic_bytes(bytes: &mut [u8]) -> &[AtomicU8] {
+    // Safety: AtomicU8 has the same size, alignment and bit validity as u8; the exclusive borrow
+    // of `bytes` is held for as long as the returned slice lives, so the bytes are accessed only
+    // through the atomics meanwhile.
+    unsafe { std::slice::from_raw_parts(bytes.as_mut_ptr() as *const AtomicU8, bytes.len()) }
 }
 
 /// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).

@@ -1,0 +1,510 @@
+//! Retrograde construction of the levels, in order, each in parallel over the ones below it.
+//!
+//! Level k is filled table by table ([`crate::db::index`]): for a fixed opponent's side `O`, all
+//! mover's sides `M` in turn. The moves of a mover's side depend on `M` alone as long as the
+//! sowing does not lap the board, so they are worked out once per side ([`SideTables`]): the
+//! kind of move, the side it leaves and that side's rank. Per `O` the builder then only needs
+//! the ranks of `O` with one to `m` seeds dropped into its first houses (a sowing that passes
+//! the store) and with one house emptied (a capture). A child's entry is then a multiply-add
+//! away, and the children of consecutive boards lie in the same few rows of the tables below:
+//!
+//! ```text
+//!  move of house h (0-based) holding s seeds, on the mover's side M (a seeds), against O (b):
+//!
+//!   h + s <  m, lands on a non-empty house  STAY   -> (O, M')          same level, turn passes
+//!   h + s <  m, lands on an empty house x   LAND   -> capture of x and the house facing it,
+//!                                                     or (standard, facing house empty) STAY
+//!   h + s == m                              EXTRA  -> (M', O)          one seed banked, moves again
+//!   m < h + s <= 2m                         SPILL  -> (O + 1 in houses 1..j, M'), one seed banked
+//!   h + s > 2m                              LAP    -> sown in full on the board (rare)
+//! ```
+//!
+//! A STAY child is in the same level. Entries start as [`UNKNOWN`]; a STAY child not yet known
+//! is computed on the spot, by recursion (which ends: see [`crate::db`]). Threads may compute
+//! the same entry twice; they write the same byte, so the result never depends on the
+//! schedule: a level built on 1 thread and on N threads is byte-identical.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::board::Board;
+use crate::db::format::{Header, checksum};
+use crate::db::index::Layout;
+use crate::db::storage::{Access, Storage, open_level};
+use crate::db::{DbError, decode, encode, finished_f, level_file_name};
+use crate::rules::Rules;
+
+/// A build entry not yet computed (never a stored value: entries are at most the level).
+pub const UNKNOWN: u8 = 0xFF;
+
+/// Entries in one unit of parallel work (about).
+const UNIT: u64 = 1 << 16;
+
+const EMPTY: u8 = 0;
+const STAY: u8 = 1;
+const LAND: u8 = 2;
+const EXTRA: u8 = 3;
+const SPILL: u8 = 4;
+const LAP: u8 = 5;
+
+/// One move of one side, independent of the other side (see the module docs).
+#[derive(Clone, Copy, Default)]
+struct SideMove {
+    kind: u8,
+    /// Seeds left on the mover's side after the sowing (before any capture).
+    seeds: u8,
+    /// LAND: the house the last seed fell in; SPILL: seeds dropped on the opponent's side.
+    aux: u8,
+    /// Rank of the mover's side after the sowing.
+    rank: u32,
+    /// LAND: rank of that side with the landing house emptied (after a capture).
+    rank_captured: u32,
+}
+
+/// The moves of every side with `s` seeds, for every `s` up to the top level.
+pub struct SideTables {
+    m: usize,
+    /// `houses[s][rank]`: the side's houses, one byte each, house 1 in the low byte.
+    houses: Vec<Vec<u64>>,
+    /// `moves[s][rank * m + h]`.
+    moves: Vec<Vec<SideMove>>,
+}
+
+impl SideTables {
+    /// The tables of every side of `layout`.
+    pub fn new(layout: &Layout) -> SideTables {
+        let m = layout.houses();
+        let mut houses = Vec::new();
+        let mut moves = Vec::new();
+        for s in 0..=layout.max_level() {
+            let n = layout.side_count(s);
+            let mut hs = Vec::with_capacity(n as usize);
+            let mut ms = Vec::with_capacity(n as usize * m);
+            for rank in 0..n {
+                let side = layout.unrank_side(s, rank);
+                hs.push(pack(&side));
+                for h in 0..m {
+                    ms.push(side_move(layout, &side, s, h));
+                }
+            }
+            houses.push(hs);
+            moves.push(ms);
+        }
+        SideTables { m, houses, moves }
+    }
+
+    fn side(&self, s: u32, rank: u64) -> [u32; 8] {
+        unpack(self.houses[s as usize][rank as usize], self.m)
+    }
+}
+
+fn pack(side: &[u32]) -> u64 {
+    side.iter()
+        .enumerate()
+        .fold(0, |acc, (i, &s)| acc | u64::from(s) << (8 * i))
+}
+
+fn unpack(word: u64, m: usize) -> [u32; 8] {
+    let mut side = [0u32; 8];
+    for (i, house) in side.iter_mut().enumerate().take(m) {
+        *house = (word >> (8 * i)) as u32 & 0xFF;
+    }
+    side
+}
+
+fn side_move(layout: &Layout, side: &[u32], s: u32, h: usize) -> SideMove {
+    let m = side.len();
+    let sd = side[h] as usize;
+    if sd == 0 {
+        return SideMove::default();
+    }
+    if h + sd > 2 * m {
+        return SideMove {
+            kind: LAP,
+            ..SideMove::default()
+        };
+    }
+    let mut after = side.to_vec();
+    after[h] = 0;
+    for house in after.iter_mut().take((h + sd).min(m - 1) + 1).skip(h + 1) {
+        *house += 1;
+    }
+    let rank_of = |houses: &[u32]| layout.rank_side(houses.iter().copied()) as u32;
+    let mut mv = SideMove {
+        rank: rank_of(&after),
+        ..SideMove::default()
+    };
+    if h + sd < m {
+        let x = h + sd;
+        mv.seeds = s as u8;
+        if side[x] == 0 {
+            mv.kind = LAND;
+            mv.aux = x as u8;
+            let mut captured = after.clone();
+            captured[x] = 0;
+            mv.rank_captured = rank_of(&captured);
+        } else {
+            mv.kind = STAY;
+        }
+    } else if h + sd == m {
+        mv.kind = EXTRA;
+        mv.seeds = (s - 1) as u8;
+    } else {
+        mv.kind = SPILL;
+        mv.aux = (h + sd - m) as u8;
+        mv.seeds = (s as usize - sd + (m - 1 - h)) as u8;
+    }
+    mv
+}
+
+/// Builds level `k` in memory from the levels below it (`lower[i]` holds level `i`), in the
+/// current rayon pool. `progress` is called with the entries done so far, now and then.
+pub fn build_level(
+    layout: &Layout,
+    sides: &SideTables,
+    rules: Rules,
+    lower: &[&[u8]],
+    k: u32,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<u8>, DbError> {
+    assert!(lower.len() >= k as usize && k <= layout.max_level());
+    let mut entries = vec![UNKNOWN; layout.level_len(k) as usize];
+    let level = LevelBuilder {
+        layout,
+        sides,
+        rules,
+        k,
+        lower,
+        current: crate::memory::atomic_bytes(&mut entries),
+    };
+    let units = level.units();
+    let done = AtomicU64::new(0);
+    units.par_iter().try_for_each(|(a, range)| {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(DbError::Cancelled);
+        }
+        level.fill(*a, range.clone());
+        let n = range.end - range.start;
+        progress(done.fetch_add(n * layout.side_count(*a), Ordering::Relaxed) + n * layout.side_count(*a));
+        Ok(())
+    })?;
+    debug_assert!(!entries.contains(&UNKNOWN));
+    Ok(entries)
+}
+
+struct LevelBuilder<'a> {
+    layout: &'a Layout,
+    sides: &'a SideTables,
+    rules: Rules,
+    k: u32,
+    lower: &'a [&'a [u8]],
+    current: &'a [AtomicU8],
+}
+
+impl LevelBuilder<'_> {
+    /// Work units: (table a, a range of opponent ranks), about [`UNIT`] entries each.
+    fn units(&self) -> Vec<(u32, Range<u64>)> {
+        let mut units = Vec::new();
+        for a in 1..self.k {
+            let rows = self.layout.side_count(a);
+            let columns = self.layout.side_count(self.k - a);
+            let step = (UNIT / rows).max(1);
+            let mut start = 0;
+            while start < columns {
+                let end = (start + step).min(columns);
+                units.push((a, start..end));
+                start = end;
+            }
+        }
+        units
+    }
+
+    /// Fills the entries of table `a` whose opponent's side has a rank in `columns`.
+    fn fill(&self, a: u32, columns: Range<u64>) {
+        let m = self.sides.m;
+        let k = self.k;
+        let b = k - a;
+        let layout = self.layout;
+        let rows = layout.side_count(a) as usize;
+        let width = layout.side_count(b);
+        let moves = &self.sides.moves[a as usize];
+        let empty_capture = self.rules == Rules::EmptyCapture;
+        for ro in columns {
+            let o = self.sides.side(b, ro);
+            // O with one seed in each of its first j houses, for a sowing that passes the store.
+            let mut spilled = [0u64; 9];
+            let mut grown = o;
+            for j in 1..=m {
+                grown[j - 1] += 1;
+                spilled[j] = layout.rank_side(grown[..m].iter().copied());
+            }
+            // O with house y emptied, for a capture.
+            let mut emptied = [0u64; 8];
+            for (y, slot) in emptied.iter_mut().enumerate().take(m) {
+                let mut side = o;
+                side[y] = 0;
+                *slot = layout.rank_side(side[..m].iter().copied());
+            }
+            let base = layout.offset(k, a) + ro;
+            for rm in 0..rows {
+                let slot = &self.current[(base + rm as u64 * width) as usize];
+                if slot.load(Ordering::Relaxed) != UNKNOWN {
+                    continue;
+                }
+                let mut best = i32::MIN;
+                for (h, mv) in moves[rm * m..rm * m + m].iter().enumerate() {
+                    let value = match mv.kind {
+                        EMPTY => continue,
+                        STAY => -self.same_level(b, ro, a, u64::from(mv.rank)),
+                        LAND => {
+                            let facing = m - 1 - usize::from(mv.aux);
+                            let taken = o[facing];
+                            if taken > 0 || empty_capture {
+                                (taken + 1) as i32
+                                    - self.f(b - taken, emptied[facing], a - 1, u64::from(mv.rank_captured))
+                            } else {
+                                -self.same_level(b, ro, a, u64::from(mv.rank))
+                            }
+                        }
+                        EXTRA => 1 + self.f(a - 1, u64::from(mv.rank), b, ro),
+                        SPILL => {
+                            let j = usize::from(mv.aux);
+                            1 - self.f(b + j as u32, spilled[j], u32::from(mv.seeds), u64::from(mv.rank))
+                        }
+                        _ => {
+                            let board = self.board(a, rm as u64, b, ro);
+                            self.move_value(board, h)
+                        }
+                    };
+                    best = best.max(value);
+                }
+                slot.store(encode(best, k), Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn board(&self, a: u32, rm: u64, b: u32, ro: u64) -> Board {
+        let m = self.sides.m;
+        Board::from_houses(&self.sides.side(a, rm)[..m], &self.sides.side(b, ro)[..m])
+            .expect("a database board fits the 8-bit lanes")
+    }
+
+    /// f of the board whose mover's side has `a` seeds and rank `rm`, opponent's `b`, `ro`:
+    /// by rule if a side is empty, else from the level below or this one.
+    #[inline(always)]
+    fn f(&self, a: u32, rm: u64, b: u32, ro: u64) -> i32 {
+        if a == 0 || b == 0 {
+            return finished_f(a, b);
+        }
+        let level = a + b;
+        if level == self.k {
+            return self.same_level(a, rm, b, ro);
+        }
+        let entry = self.layout.entry(a, rm, b, ro);
+        decode(self.lower[level as usize][entry as usize], level)
+    }
+
+    /// f of a board of this level, computed first if it is not yet known.
+    #[inline(always)]
+    fn same_level(&self, a: u32, rm: u64, b: u32, ro: u64) -> i32 {
+        let slot = &self.current[self.layout.entry(a, rm, b, ro) as usize];
+        let stored = slot.load(Ordering::Relaxed);
+        if stored != UNKNOWN {
+            return decode(stored, self.k);
+        }
+        let f = self.f_of(self.board(a, rm, b, ro));
+        slot.store(encode(f, self.k), Ordering::Relaxed);
+        f
+    }
+
+    /// f of `board` (both sides have seeds, at most this level's), from its moves.
+    fn f_of(&self, board: Board) -> i32 {
+        let mut best = i32::MIN;
+        let mut movable = board.movable();
+        while movable != 0 {
+            let h = movable.trailing_zeros() as usize;
+            movable &= movable - 1;
+            best = best.max(self.move_value(board, h));
+        }
+        best
+    }
+
+    /// The value for the mover of sowing house `h` of `board`, the rest of the game played
+    /// perfectly, by sowing it in full.
+    fn move_value(&self, board: Board, h: usize) -> i32 {
+        let (child, sowing) = board.sow(h, self.rules);
+        if sowing.game_over {
+            return sowing.gain();
+        }
+        let (level, entry) = self.layout.index(child).expect("a child of a level board");
+        let f = if level == self.k {
+            let slot = &self.current[entry as usize];
+            match slot.load(Ordering::Relaxed) {
+                UNKNOWN => {
+                    let f = self.f_of(child);
+                    slot.store(encode(f, self.k), Ordering::Relaxed);
+                    f
+                }
+                stored => decode(stored, level),
+            }
+        } else {
+            decode(self.lower[level as usize][entry as usize], level)
+        };
+        if sowing.extra_turn {
+            sowing.gain() + f
+        } else {
+            sowing.gain() - f
+        }
+    }
+}
+
+/// Progress of [`build`], reported to its callback.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildProgress {
+    /// The level being built.
+    pub level: u32,
+    /// Entries of that level done.
+    pub done: u64,
+    /// Entries of that level.
+    pub total: u64,
+    /// Time spent on that level.
+    pub elapsed: Duration,
+    /// The level is finished (written, or already on disk).
+    pub finished: bool,
+}
+
+/// One level of a [`build`].
+#[derive(Clone, Debug)]
+pub struct LevelReport {
+    /// Seeds on the board.
+    pub level: u32,
+    /// Entries (= bytes of entries).
+    pub entries: u64,
+    /// Time to compute and write it (zero if it was already on disk).
+    pub time: Duration,
+    /// It was already on disk, complete and checked, and was kept.
+    pub kept: bool,
+    /// Checksum of its entries.
+    pub checksum: u64,
+}
+
+/// What [`build`] did.
+#[derive(Clone, Debug, Default)]
+pub struct BuildReport {
+    /// Every level, in order.
+    pub levels: Vec<LevelReport>,
+}
+
+/// Builds the levels `0..=max_level` of Kalah with `houses` houses a side under `rules` into
+/// `dir`, in the current rayon pool, one file per level ([`level_file_name`]).
+///
+/// A level already in `dir` is checked (header and checksum) and kept, so a build that was
+/// stopped resumes at the first missing level. A new level is written to a temporary file,
+/// synced and renamed into place: a level file is complete or absent, never half-written.
+/// Setting `cancel` stops the build between work units ([`DbError::Cancelled`]); the levels
+/// finished so far stay.
+pub fn build(
+    dir: &Path,
+    houses: usize,
+    rules: Rules,
+    max_level: u32,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+) -> Result<BuildReport, DbError> {
+    let layout = Layout::new(houses, max_level).ok_or_else(|| {
+        DbError::Unsupported(format!(
+            "databases index 1 to {} houses a side and levels up to {}",
+            crate::db::MAX_DB_HOUSES,
+            crate::db::MAX_LEVEL
+        ))
+    })?;
+    std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
+    let sides = SideTables::new(&layout);
+    let mut levels: Vec<Box<dyn Storage>> = Vec::new();
+    let mut report = BuildReport::default();
+    for k in 0..=max_level {
+        let total = layout.level_len(k);
+        let path = dir.join(level_file_name(houses, rules, k));
+        let start = Instant::now();
+        let kept = path.exists();
+        let sum = if kept {
+            let level = open_level(&path, Access::Map, houses, rules, k, total)?;
+            let sum = checksum(level.as_slice().expect("a mapped level"));
+            let header = Header::read(&mut std::fs::File::open(&path)?)?;
+            if sum != header.checksum {
+                let error = DbError::Checksum {
+                    expected: header.checksum,
+                    found: sum,
+                };
+                return Err(error.in_file(&path));
+            }
+            levels.push(level);
+            sum
+        } else {
+            let lower: Vec<&[u8]> = levels
+                .iter()
+                .map(|l| l.as_slice().expect("a mapped level"))
+                .collect();
+            let report_done = |done| {
+                progress(BuildProgress {
+                    level: k,
+                    done,
+                    total,
+                    elapsed: start.elapsed(),
+                    finished: false,
+                })
+            };
+            let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
+            let sum = write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
+            drop(entries);
+            levels.push(open_level(&path, Access::Map, houses, rules, k, total)?);
+            sum
+        };
+        progress(BuildProgress {
+            level: k,
+            done: total,
+            total,
+            elapsed: start.elapsed(),
+            finished: true,
+        });
+        report.levels.push(LevelReport {
+            level: k,
+            entries: total,
+            time: if kept { Duration::ZERO } else { start.elapsed() },
+            kept,
+            checksum: sum,
+        });
+    }
+    Ok(report)
+}
+
+/// Writes a level to `<path>.tmp`, syncs it and renames it to `path`; returns the checksum.
+fn write_level(path: &Path, houses: usize, rules: Rules, level: u32, entries: &[u8]) -> Result<u64, DbError> {
+    use std::io::Write;
+    let sum = checksum(entries);
+    let header = Header {
+        houses: houses as u8,
+        rules,
+        level,
+        entries: entries.len() as u64,
+        checksum: sum,
+    };
+    let tmp = path.with_extension("kdb.tmp");
+    let mut file = std::fs::File::create(&tmp)?;
+    header.write(&mut file)?;
+    file.write_all(entries)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        // Make the rename itself durable.
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(sum)
+}

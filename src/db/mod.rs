@@ -1,0 +1,186 @@
+//! Endgame databases: the exact f of every board with up to K seeds, one file per level.
+//!
+//! - [`index`]: the perfect rank of the boards of one level ([`Layout`]).
+//! - [`format`]: the level file (header, checksum).
+//! - [`storage`]: where a level's bytes live (memory map, plain reads, memory).
+//! - [`build`]: retrograde construction, level by level, in parallel.
+//! - [`tablebase`]: a directory of levels, opened on first use, and the probe.
+//! - [`verify`]: checksums, headers and the one-ply consistency of the entries.
+//!
+//! A level depends only on the levels below it and on boards of its own level reached by
+//! sowings that stay on the mover's side and pass the turn. Such a sowing moves seeds towards
+//! the mover's store, so the sum over both sides of (seeds x distance to their owner's store)
+//! strictly falls: within a level there are no cycles, and the builder can fill the entries it
+//! needs first by recursion.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::rules::Rules;
+
+pub mod build;
+pub mod format;
+pub mod index;
+pub mod storage;
+pub mod tablebase;
+pub mod verify;
+
+pub use build::{BuildProgress, BuildReport, build};
+pub use index::{Layout, MAX_DB_HOUSES, MAX_LEVEL, level_len};
+pub use storage::{Access, Storage};
+pub use tablebase::Tablebase;
+pub use verify::{VerifyReport, verify};
+
+/// Everything that can go wrong with a database file or directory.
+#[derive(Debug)]
+pub enum DbError {
+    /// Reading or writing failed.
+    Io(std::io::Error),
+    /// The file does not start with the database magic.
+    BadMagic,
+    /// The file is in a format version this code does not read.
+    Version(u32),
+    /// The header's own checksum does not match: the header is damaged.
+    HeaderChecksum,
+    /// A header field holds an impossible value.
+    Corrupt(String),
+    /// The file is shorter or longer than its header says.
+    Truncated {
+        /// Bytes the header implies.
+        expected: u64,
+        /// Bytes found.
+        found: u64,
+    },
+    /// A header field differs from what was asked for (wrong houses, rules, level or length).
+    Mismatch {
+        /// The field.
+        field: &'static str,
+        /// What the caller needed.
+        expected: String,
+        /// What the file says.
+        found: String,
+    },
+    /// The entries do not match the header's checksum.
+    Checksum {
+        /// The header's checksum.
+        expected: u64,
+        /// The entries' checksum.
+        found: u64,
+    },
+    /// An entry is not the best of its moves (found by verification).
+    Inconsistent {
+        /// Level of the entry.
+        level: u32,
+        /// Index of the entry.
+        entry: u64,
+        /// The stored f.
+        stored: i32,
+        /// f recomputed from the moves.
+        computed: i32,
+    },
+    /// The houses or level are beyond what the databases index.
+    Unsupported(String),
+    /// The work was cancelled (nothing half-written was left behind).
+    Cancelled,
+    /// An error in one file.
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: Box<DbError>,
+    },
+}
+
+impl DbError {
+    /// This error, said of `path`.
+    pub fn in_file(self, path: &Path) -> DbError {
+        match self {
+            DbError::InFile { .. } => self,
+            error => DbError::InFile {
+                path: path.to_path_buf(),
+                error: Box::new(error),
+            },
+        }
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DbError::Io(e) => e.fmt(f),
+            DbError::BadMagic => write!(f, "not a kalah database file (bad magic)"),
+            DbError::Version(v) => write!(
+                f,
+                "database format version {v}, this build reads version {}",
+                format::VERSION
+            ),
+            DbError::HeaderChecksum => write!(f, "damaged header (header checksum mismatch)"),
+            DbError::Corrupt(what) => write!(f, "damaged header: {what}"),
+            DbError::Truncated { expected, found } => write!(
+                f,
+                "wrong length: {found} bytes, the header says {expected} (truncated or damaged)"
+            ),
+            DbError::Mismatch {
+                field,
+                expected,
+                found,
+            } => write!(f, "wrong {field}: expected {expected}, the file has {found}"),
+            DbError::Checksum { expected, found } => write!(
+                f,
+                "checksum mismatch: header {expected:016x}, entries {found:016x} (damaged entries)"
+            ),
+            DbError::Inconsistent {
+                level,
+                entry,
+                stored,
+                computed,
+            } => write!(
+                f,
+                "level {level} entry {entry} holds f = {stored}, its moves give {computed}"
+            ),
+            DbError::Unsupported(what) => write!(f, "{what}"),
+            DbError::Cancelled => write!(f, "cancelled"),
+            DbError::InFile { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DbError::Io(e) => Some(e),
+            DbError::InFile { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for DbError {
+    fn from(e: std::io::Error) -> DbError {
+        DbError::Io(e)
+    }
+}
+
+/// The file name of a level: `kalah-<m>-<rules>-<level>.kdb`, e.g. `kalah-6-standard-024.kdb`.
+pub fn level_file_name(houses: usize, rules: Rules, level: u32) -> String {
+    format!("kalah-{houses}-{}-{level:03}.kdb", rules.as_str())
+}
+
+/// f of a board with an empty side (the game is over: each side sweeps its own seeds).
+#[inline(always)]
+pub fn finished_f(mover_seeds: u32, opponent_seeds: u32) -> i32 {
+    mover_seeds as i32 - opponent_seeds as i32
+}
+
+/// f from a stored entry of level `k`.
+#[inline(always)]
+pub fn decode(entry: u8, k: u32) -> i32 {
+    2 * i32::from(entry) - k as i32
+}
+
+/// The stored entry of f at level `k` (`f` in `-k..=k`, of k's parity).
+#[inline(always)]
+pub fn encode(f: i32, k: u32) -> u8 {
+    debug_assert!(f.abs() <= k as i32 && (f + k as i32) % 2 == 0);
+    ((f + k as i32) / 2) as u8
+}

@@ -1,0 +1,250 @@
+//! The endgame databases: every entry of small levels against the naive solver, both rules;
+//! 1-thread vs 2-thread builds byte for byte; map == plain read == memory probes; damaged,
+//! truncated and wrong files refused with the right error; a stopped build resumes to the same
+//! bytes; verification catches a flipped byte.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod common;
+use common::naive_value;
+
+use kalah::db::build::{BuildReport, SideTables, build_level};
+use kalah::db::verify::Coverage;
+use kalah::db::{Access, DbError, Layout, Tablebase, build, decode, level_file_name, verify};
+use kalah::reference::RefPosition;
+use kalah::{Rules, Setup, Side};
+
+const RULES: [Rules; 2] = [Rules::Standard, Rules::EmptyCapture];
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("kalah-db-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+}
+
+fn build_dir(dir: &Path, m: usize, rules: Rules, top: u32, threads: usize) -> BuildReport {
+    let cancel = AtomicBool::new(false);
+    pool(threads)
+        .install(|| build(dir, m, rules, top, &cancel, &|_| {}))
+        .unwrap()
+}
+
+/// Levels `0..=top` built in memory.
+fn build_memory(m: usize, rules: Rules, top: u32) -> (Layout, Vec<Vec<u8>>) {
+    let layout = Layout::new(m, top).unwrap();
+    let sides = SideTables::new(&layout);
+    let cancel = AtomicBool::new(false);
+    let mut levels: Vec<Vec<u8>> = Vec::new();
+    for k in 0..=top {
+        let lower: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+        let level = build_level(&layout, &sides, rules, &lower, k, &cancel, &|_| {}).unwrap();
+        levels.push(level);
+    }
+    (layout, levels)
+}
+
+#[test]
+fn every_entry_of_small_levels_matches_the_naive_solver() {
+    for (m, top) in [(1, 12), (2, 10), (3, 9), (4, 7), (6, 5)] {
+        for rules in RULES {
+            let (layout, levels) = build_memory(m, rules, top);
+            let mut memo = HashMap::new();
+            for k in 0..=top {
+                for (entry, &byte) in levels[k as usize].iter().enumerate() {
+                    let board = layout.board(k, entry as u64).unwrap();
+                    let setup = Setup {
+                        houses: m,
+                        stores: [0, 0],
+                        south: (0..m).map(|i| u64::from(board.mover_house(i))).collect(),
+                        north: (0..m).map(|i| u64::from(board.opponent_house(i))).collect(),
+                        to_move: Some(Side::South),
+                    };
+                    let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut memo);
+                    assert_eq!(decode(byte, k), naive, "m={m} {rules} level {k} entry {entry}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn one_and_two_threads_build_the_same_bytes() {
+    for rules in RULES {
+        let one = TempDir::new(&format!("one-{rules}"));
+        let two = TempDir::new(&format!("two-{rules}"));
+        build_dir(&one.0, 5, rules, 12, 1);
+        let report = build_dir(&two.0, 5, rules, 12, 2);
+        assert_eq!(report.levels.len(), 13);
+        for k in 0..=12 {
+            let name = level_file_name(5, rules, k);
+            let a = std::fs::read(one.0.join(&name)).unwrap();
+            let b = std::fs::read(two.0.join(&name)).unwrap();
+            assert!(a == b, "{name} differs");
+        }
+    }
+}
+
+#[test]
+fn map_read_and_memory_probes_agree_with_the_build() {
+    let dir = TempDir::new("access");
+    let rules = Rules::EmptyCapture;
+    build_dir(&dir.0, 4, rules, 9, 2);
+    let (layout, levels) = build_memory(4, rules, 9);
+    let bases = [Access::Map, Access::Read, Access::Memory]
+        .map(|access| Tablebase::open(&dir.0, 4, rules, access).unwrap());
+    assert_eq!(bases[0].max_level(), 9);
+    let probe = bases[0].slices().unwrap();
+    for k in 0..=9 {
+        for (entry, &byte) in levels[k as usize].iter().enumerate() {
+            let board = layout.board(k, entry as u64).unwrap();
+            let expected = Some(decode(byte, k));
+            for base in &bases {
+                assert_eq!(base.probe(board).unwrap(), expected);
+            }
+            assert_eq!(probe.f(board), expected);
+        }
+    }
+    assert!(bases[1].slices().is_err(), "plain reads give no slices");
+}
+
+/// Copies the files of `from` into a new directory.
+fn copy_dir(from: &Path, name: &str) -> TempDir {
+    let to = TempDir::new(name);
+    for file in std::fs::read_dir(from).unwrap() {
+        let file = file.unwrap();
+        std::fs::copy(file.path(), to.0.join(file.file_name())).unwrap();
+    }
+    to
+}
+
+fn innermost(e: &DbError) -> &DbError {
+    match e {
+        DbError::InFile { error, .. } => innermost(error),
+        other => other,
+    }
+}
+
+#[test]
+fn damaged_files_are_refused_with_the_right_error() {
+    let rules = Rules::Standard;
+    let good = TempDir::new("damage-good");
+    build_dir(&good.0, 3, rules, 8, 2);
+    let name = level_file_name(3, rules, 8);
+    let cancel = AtomicBool::new(false);
+    let check = |dir: &Path| {
+        let base = Tablebase::open(dir, 3, rules, Access::Map)?;
+        verify(&base, Coverage::All, &cancel, &|_, _| {})
+    };
+    check(&good.0).unwrap();
+
+    // A flipped byte in the entries: the checksum.
+    let dir = copy_dir(&good.0, "damage-flip");
+    let path = dir.0.join(&name);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::Checksum { .. }), "{err}");
+    assert!(err.to_string().contains(&name), "{err}");
+
+    // Truncated.
+    std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::Truncated { .. }), "{err}");
+
+    // Not a database at all.
+    std::fs::write(&path, b"hello").unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::Truncated { .. } | DbError::BadMagic), "{err}");
+    std::fs::write(&path, [0u8; 100]).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::BadMagic), "{err}");
+
+    // A damaged header.
+    let mut header = std::fs::read(good.0.join(&name)).unwrap();
+    header[20] ^= 4;
+    std::fs::write(&path, &header).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::HeaderChecksum), "{err}");
+
+    // The other rules' file under this rules' name; another level's file under this name.
+    let other = TempDir::new("damage-other");
+    build_dir(&other.0, 3, Rules::EmptyCapture, 8, 2);
+    std::fs::copy(other.0.join(level_file_name(3, Rules::EmptyCapture, 8)), &path).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::Mismatch { field: "rules", .. }), "{err}");
+    std::fs::copy(good.0.join(level_file_name(3, rules, 7)), &path).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::Mismatch { field: "level", .. }), "{err}");
+
+    // A consistent checksum over a wrong entry: the one-ply check.
+    let mut bytes = std::fs::read(good.0.join(&name)).unwrap();
+    let entries = bytes.len() - 64;
+    bytes[64 + entries / 2] ^= 1;
+    let sum = kalah::db::format::checksum(&bytes[64..]);
+    let mut header = kalah::db::format::Header::from_bytes(&bytes).unwrap();
+    header.checksum = sum;
+    bytes[..64].copy_from_slice(&header.to_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let err = check(&dir.0).unwrap_err();
+    assert!(matches!(innermost(&err), DbError::Inconsistent { .. }), "{err}");
+}
+
+#[test]
+fn a_stopped_build_resumes_to_the_same_bytes() {
+    let rules = Rules::EmptyCapture;
+    let whole = TempDir::new("resume-whole");
+    build_dir(&whole.0, 4, rules, 11, 2);
+
+    let dir = TempDir::new("resume");
+    // Stop while building level 9.
+    let cancel = AtomicBool::new(false);
+    let result = pool(2).install(|| {
+        build(&dir.0, 4, rules, 11, &cancel, &|p| {
+            if p.level == 9 && !p.finished {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        })
+    });
+    assert!(matches!(result, Err(DbError::Cancelled)), "{result:?}");
+    assert!(dir.0.join(level_file_name(4, rules, 8)).exists());
+    assert!(!dir.0.join(level_file_name(4, rules, 9)).exists());
+    // A leftover temporary file from a killed build is simply replaced.
+    let tmp = dir.0.join(level_file_name(4, rules, 9)).with_extension("kdb.tmp");
+    std::fs::write(&tmp, b"half a level").unwrap();
+
+    let report = build_dir(&dir.0, 4, rules, 11, 2);
+    let kept: Vec<bool> = report.levels.iter().map(|l| l.kept).collect();
+    assert_eq!(kept, [vec![true; 9], vec![false; 3]].concat());
+    for k in 0..=11 {
+        let name = level_file_name(4, rules, k);
+        assert!(std::fs::read(dir.0.join(&name)).unwrap() == std::fs::read(whole.0.join(&name)).unwrap());
+    }
+    assert!(!tmp.exists());
+}
+
+#[test]
+fn opening_a_missing_database_says_what_is_missing() {
+    let dir = TempDir::new("missing");
+    let err = Tablebase::open(&dir.0, 6, Rules::Standard, Access::Map).err().unwrap();
+    assert!(err.to_string().contains("kalah-6-standard-000.kdb"), "{err}");
+}
