@@ -8,7 +8,7 @@
 //! 2 MiB of table instead of 4 KiB.
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicU64, AtomicU8};
+use std::sync::atomic::{AtomicU8, AtomicU64};
 
 use memmap2::MmapMut;
 
@@ -78,13 +78,13 @@ pub fn atomic_bytes(bytes: &mut [u8]) -> &[AtomicU8] {
 
 /// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).
 #[inline(always)]
-pub fn prefetch(slot: &AtomicU64) {
+pub fn prefetch<T>(slot: &T) {
     #[cfg(target_arch = "x86_64")]
     // Safety: prefetching is only a hint; it reads nothing and cannot fault, and SSE (which
     // provides it) is part of the x86_64 baseline.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(slot as *const AtomicU64 as *const i8);
+        _mm_prefetch::<_MM_HINT_T0>(slot as *const T as *const i8);
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = slot;

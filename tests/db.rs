@@ -37,7 +37,10 @@ impl Drop for TempDir {
 }
 
 fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
 }
 
 fn build_dir(dir: &Path, m: usize, rules: Rules, top: u32, threads: usize) -> BuildReport {
@@ -78,7 +81,11 @@ fn every_entry_of_small_levels_matches_the_naive_solver() {
                         to_move: Some(Side::South),
                     };
                     let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut memo);
-                    assert_eq!(decode(byte, k), naive, "m={m} {rules} level {k} entry {entry}");
+                    assert_eq!(
+                        decode(byte, k),
+                        naive,
+                        "m={m} {rules} level {k} entry {entry}"
+                    );
                 }
             }
         }
@@ -169,12 +176,21 @@ fn damaged_files_are_refused_with_the_right_error() {
     // Truncated.
     std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
     let err = check(&dir.0).unwrap_err();
-    assert!(matches!(innermost(&err), DbError::Truncated { .. }), "{err}");
+    assert!(
+        matches!(innermost(&err), DbError::Truncated { .. }),
+        "{err}"
+    );
 
     // Not a database at all.
     std::fs::write(&path, b"hello").unwrap();
     let err = check(&dir.0).unwrap_err();
-    assert!(matches!(innermost(&err), DbError::Truncated { .. } | DbError::BadMagic), "{err}");
+    assert!(
+        matches!(
+            innermost(&err),
+            DbError::Truncated { .. } | DbError::BadMagic
+        ),
+        "{err}"
+    );
     std::fs::write(&path, [0u8; 100]).unwrap();
     let err = check(&dir.0).unwrap_err();
     assert!(matches!(innermost(&err), DbError::BadMagic), "{err}");
@@ -189,12 +205,22 @@ fn damaged_files_are_refused_with_the_right_error() {
     // The other rules' file under this rules' name; another level's file under this name.
     let other = TempDir::new("damage-other");
     build_dir(&other.0, 3, Rules::EmptyCapture, 8, 2);
-    std::fs::copy(other.0.join(level_file_name(3, Rules::EmptyCapture, 8)), &path).unwrap();
+    std::fs::copy(
+        other.0.join(level_file_name(3, Rules::EmptyCapture, 8)),
+        &path,
+    )
+    .unwrap();
     let err = check(&dir.0).unwrap_err();
-    assert!(matches!(innermost(&err), DbError::Mismatch { field: "rules", .. }), "{err}");
+    assert!(
+        matches!(innermost(&err), DbError::Mismatch { field: "rules", .. }),
+        "{err}"
+    );
     std::fs::copy(good.0.join(level_file_name(3, rules, 7)), &path).unwrap();
     let err = check(&dir.0).unwrap_err();
-    assert!(matches!(innermost(&err), DbError::Mismatch { field: "level", .. }), "{err}");
+    assert!(
+        matches!(innermost(&err), DbError::Mismatch { field: "level", .. }),
+        "{err}"
+    );
 
     // A consistent checksum over a wrong entry: the one-ply check.
     let mut bytes = std::fs::read(good.0.join(&name)).unwrap();
@@ -206,7 +232,10 @@ fn damaged_files_are_refused_with_the_right_error() {
     bytes[..64].copy_from_slice(&header.to_bytes());
     std::fs::write(&path, &bytes).unwrap();
     let err = check(&dir.0).unwrap_err();
-    assert!(matches!(innermost(&err), DbError::Inconsistent { .. }), "{err}");
+    assert!(
+        matches!(innermost(&err), DbError::Inconsistent { .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -229,7 +258,10 @@ fn a_stopped_build_resumes_to_the_same_bytes() {
     assert!(dir.0.join(level_file_name(4, rules, 8)).exists());
     assert!(!dir.0.join(level_file_name(4, rules, 9)).exists());
     // A leftover temporary file from a killed build is simply replaced.
-    let tmp = dir.0.join(level_file_name(4, rules, 9)).with_extension("kdb.tmp");
+    let tmp = dir
+        .0
+        .join(level_file_name(4, rules, 9))
+        .with_extension("kdb.tmp");
     std::fs::write(&tmp, b"half a level").unwrap();
 
     let report = build_dir(&dir.0, 4, rules, 11, 2);
@@ -237,7 +269,10 @@ fn a_stopped_build_resumes_to_the_same_bytes() {
     assert_eq!(kept, [vec![true; 9], vec![false; 3]].concat());
     for k in 0..=11 {
         let name = level_file_name(4, rules, k);
-        assert!(std::fs::read(dir.0.join(&name)).unwrap() == std::fs::read(whole.0.join(&name)).unwrap());
+        assert!(
+            std::fs::read(dir.0.join(&name)).unwrap()
+                == std::fs::read(whole.0.join(&name)).unwrap()
+        );
     }
     assert!(!tmp.exists());
 }
@@ -245,6 +280,77 @@ fn a_stopped_build_resumes_to_the_same_bytes() {
 #[test]
 fn opening_a_missing_database_says_what_is_missing() {
     let dir = TempDir::new("missing");
-    let err = Tablebase::open(&dir.0, 6, Rules::Standard, Access::Map).err().unwrap();
-    assert!(err.to_string().contains("kalah-6-standard-000.kdb"), "{err}");
+    let err = Tablebase::open(&dir.0, 6, Rules::Standard, Access::Map)
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string().contains("kalah-6-standard-000.kdb"),
+        "{err}"
+    );
+}
+
+/// A solver with `threads` threads and a small table, probing `db` if given.
+fn solver(m: usize, rules: Rules, db: Option<std::sync::Arc<Tablebase>>) -> kalah::Solver {
+    let config = kalah::SolverConfig {
+        threads: 2,
+        tt_mib: 16,
+        ..kalah::SolverConfig::default()
+    };
+    let solver = kalah::Solver::new(m, rules, config).unwrap();
+    match db {
+        Some(db) => solver.with_tablebase(db).unwrap(),
+        None => solver,
+    }
+}
+
+#[test]
+fn search_with_the_database_agrees_with_search_without_it() {
+    use kalah::{AnyPosition, Position, Variant, with_position};
+    for rules in RULES {
+        let dir = TempDir::new(&format!("search-{rules}"));
+        build_dir(&dir.0, 4, rules, 10, 2);
+        let base = std::sync::Arc::new(Tablebase::open(&dir.0, 4, rules, Access::Map).unwrap());
+        let with = solver(4, rules, Some(base.clone()));
+        let without = solver(4, rules, None);
+        for n in 1..=4 {
+            let start =
+                Position::<kalah::Narrow>::start(Variant::new(4, n, rules).unwrap()).unwrap();
+            let a = with.analyze(&start, true, &mut |_| {}).unwrap();
+            let b = without.analyze(&start, true, &mut |_| {}).unwrap();
+            assert_eq!(a, b, "Kalah(4,{n}) {rules}");
+        }
+        // Random positions, in and above the database: search == search + database, and the
+        // database's own analysis (value, every move, perfect line) == the search's.
+        let mut rng = kalah::Rng::new(7);
+        for _ in 0..300 {
+            let south: Vec<u64> = (0..4).map(|_| rng.below(5)).collect();
+            let north: Vec<u64> = (0..4).map(|_| rng.below(5)).collect();
+            let setup = Setup {
+                houses: 4,
+                stores: [rng.below(9), rng.below(9)],
+                south,
+                north,
+                to_move: Some(if rng.below(2) == 0 {
+                    Side::South
+                } else {
+                    Side::North
+                }),
+            };
+            let Ok(pos) = AnyPosition::from_setup(&setup, rules) else {
+                continue;
+            };
+            with_position!(pos, p => {
+                let a = with.analyze(&p, true, &mut |_| {}).unwrap();
+                let b = without.analyze(&p, true, &mut |_| {}).unwrap();
+                assert_eq!(a, b, "{p}");
+                match base.analyze(&p).unwrap() {
+                    Some(c) => {
+                        assert!(p.seeds_on_board() <= 10);
+                        assert_eq!(c, b, "{p}");
+                    }
+                    None => assert!(p.seeds_on_board() > 10),
+                }
+            });
+        }
+    }
 }

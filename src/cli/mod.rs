@@ -2,6 +2,7 @@
 //! them to the library. Errors become one line on stderr and a non-zero exit code.
 
 mod args;
+mod db;
 mod moves;
 mod perft;
 mod show;
@@ -34,7 +35,9 @@ enum Command {
     Perft(perft::PerftArgs),
     Solve(solve::SolveArgs),
     Analyze(solve::AnalyzeArgs),
+    Query(solve::QueryArgs),
     Bench(solve::BenchArgs),
+    Db(db::DbArgs),
 }
 
 /// A failed command: what to print, and the exit code.
@@ -74,7 +77,9 @@ pub fn main() -> ExitCode {
         Command::Perft(a) => perft::run(a),
         Command::Solve(a) => solve::run_solve(a),
         Command::Analyze(a) => solve::run_analyze(a),
+        Command::Query(a) => solve::run_query(a),
         Command::Bench(a) => solve::run_bench(a),
+        Command::Db(a) => db::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

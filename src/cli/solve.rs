@@ -1,10 +1,13 @@
 //! `kalah solve`, `kalah analyze` and `kalah bench`: the exact solver.
 
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use indicatif::{ProgressBar, ProgressStyle};
+use kalah::db::{Access, Tablebase};
 use kalah::{
     Algorithm, Analysis, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig, Variant,
     with_position,
@@ -32,12 +35,27 @@ pub struct SearchArgs {
     #[arg(long, default_value = "mtdf", value_parser = clap::builder::PossibleValuesParser::new(Algorithm::ALL.map(Algorithm::as_str)).map(|s| s.parse::<Algorithm>().expect("listed")))]
     algorithm: Algorithm,
 
+    /// Endgame database directory (see `kalah db build`): boards with few enough seeds are
+    /// looked up instead of searched.
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+
     /// Print JSON (see the README for the fields).
     #[arg(long)]
     json: bool,
 }
 
 impl SearchArgs {
+    /// The database for `houses` and `rules` in `--db`, if given.
+    fn tablebase(&self, houses: usize, rules: Rules) -> Result<Option<Arc<Tablebase>>, CliError> {
+        let Some(dir) = &self.db else {
+            return Ok(None);
+        };
+        Tablebase::open(dir, houses, rules, Access::Map)
+            .map(|t| Some(Arc::new(t)))
+            .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
+    }
+
     fn config(&self, seeds: u32) -> Result<SolverConfig, CliError> {
         let mut config = SolverConfig {
             tt_mib: self
@@ -97,6 +115,46 @@ pub struct AnalyzeArgs {
     search: SearchArgs,
 }
 
+/// The exact value of a position and of every legal move, read from the endgame database when
+/// the position has few enough seeds on the board (at once), searched otherwise (probing the
+/// database inside the search).
+///
+/// Same output as `analyze`, plus "source": "database" or "search".
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    position: PositionArg,
+    #[command(flatten)]
+    rules: RulesArg,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+pub fn run_query(args: QueryArgs) -> Result<(), CliError> {
+    let pos = args.position.parse(args.rules.rules)?;
+    with_position!(pos, p => query(&p, &args.search))
+}
+
+fn query<L: Lanes>(p: &Position<L>, args: &SearchArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    if let Some(db) = args.tablebase(p.houses_per_side(), p.rules())? {
+        let found = db
+            .analyze(p)
+            .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
+        if let Some(a) = found {
+            let answer = Answer {
+                analysis: &a,
+                elapsed: started.elapsed(),
+                nodes: 0,
+                source: Source::Database(db.max_level()),
+            };
+            print_analysis(p, None, true, &answer, args.json);
+            return Ok(());
+        }
+    }
+    report(p, None, true, args)
+}
+
 pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
     let variant = Variant::new(args.houses, args.seeds, args.rules)
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
@@ -117,8 +175,9 @@ fn solve_with_progress<L: Lanes>(
     p: &Position<L>,
     all_moves: bool,
     config: SolverConfig,
+    db: Option<Arc<Tablebase>>,
 ) -> Result<(Analysis, Duration, u64), CliError> {
-    let solver = new_solver(p.houses_per_side(), p.rules(), config)?;
+    let solver = new_solver(p.houses_per_side(), p.rules(), config, db)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
@@ -166,10 +225,46 @@ fn report<L: Lanes>(
     args: &SearchArgs,
 ) -> Result<(), CliError> {
     let config = args.config(p.seeds_on_board())?;
-    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, config)?;
+    let db = args.tablebase(p.houses_per_side(), p.rules())?;
+    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, config, db)?;
+    let answer = Answer {
+        analysis: &a,
+        elapsed,
+        nodes,
+        source: Source::Search(&config),
+    };
+    print_analysis(p, variant, all_moves, &answer, args.json);
+    Ok(())
+}
+
+/// Where an analysis came from.
+pub enum Source<'a> {
+    /// The search, with these settings.
+    Search(&'a SolverConfig),
+    /// The database, levels 0..=top.
+    Database(u32),
+}
+
+/// An analysis and what it cost.
+pub struct Answer<'a> {
+    pub analysis: &'a Analysis,
+    pub elapsed: Duration,
+    pub nodes: u64,
+    pub source: Source<'a>,
+}
+
+/// Prints an analysis of `p`, as JSON or for people.
+pub fn print_analysis<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<Variant>,
+    all_moves: bool,
+    answer: &Answer<'_>,
+    json: bool,
+) {
+    let (a, elapsed, nodes) = (answer.analysis, answer.elapsed, answer.nodes);
     let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
     let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
-    if args.json {
+    if json {
         let mut out = header(p);
         out["variant"] = json!(name);
         out["value"] = json!(a.value);
@@ -180,12 +275,23 @@ fn report<L: Lanes>(
             .map(|m| json!({"house": m.mv.house(), "value": m.value}))
             .collect();
         out["pv"] = json!(pv);
-        add_search_fields(&mut out, nodes, elapsed, &config);
+        match answer.source {
+            Source::Search(config) => {
+                add_search_fields(&mut out, nodes, elapsed, config);
+                out["source"] = json!("search");
+            }
+            Source::Database(top) => {
+                out["nodes"] = json!(0);
+                out["time_ms"] = json!(elapsed.as_millis() as u64);
+                out["source"] = json!("database");
+                out["db_max_seeds"] = json!(top);
+            }
+        }
         if let Some(v) = variant {
             out["seeds"] = v.seeds().into();
         }
         print_json(&out);
-        return Ok(());
+        return;
     }
     let title = name.unwrap_or_else(|| format!("{p} ({} houses a side)", p.houses_per_side()));
     println!("{title}, {} rules, {}", p.rules(), side_text(a.to_move));
@@ -209,23 +315,40 @@ fn report<L: Lanes>(
         }
         println!("perfect line: {}", pv.join(" "));
     }
-    let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
-    println!(
-        "{nodes} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {} MiB table, {}",
-        elapsed.as_secs_f64(),
-        rate / 1e6,
-        config.threads,
-        if config.threads == 1 { "" } else { "s" },
-        config.tt_mib,
-        config.algorithm
-    );
-    Ok(())
+    match answer.source {
+        Source::Search(config) => {
+            let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+            println!(
+                "{nodes} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {} MiB table, {}",
+                elapsed.as_secs_f64(),
+                rate / 1e6,
+                config.threads,
+                if config.threads == 1 { "" } else { "s" },
+                config.tt_mib,
+                config.algorithm
+            );
+        }
+        Source::Database(top) => println!(
+            "read from the database (levels 0..={top}) in {:.3} ms",
+            elapsed.as_secs_f64() * 1e3
+        ),
+    }
 }
 
-/// A solver for `houses` and `rules`, or the CLI's error if it cannot start.
-fn new_solver(houses: usize, rules: Rules, config: SolverConfig) -> Result<Solver, CliError> {
-    Solver::new(houses, rules, config)
-        .map_err(|e| CliError::failure(format!("cannot start the solver: {e}")))
+/// A solver for `houses` and `rules` probing `db` if given, or the CLI's error if it cannot
+/// start.
+fn new_solver(
+    houses: usize,
+    rules: Rules,
+    config: SolverConfig,
+    db: Option<Arc<Tablebase>>,
+) -> Result<Solver, CliError> {
+    let fail = |e: kalah::SolveError| CliError::failure(format!("cannot start the solver: {e}"));
+    let solver = Solver::new(houses, rules, config).map_err(fail)?;
+    match db {
+        Some(db) => solver.with_tablebase(db).map_err(fail),
+        None => Ok(solver),
+    }
 }
 
 /// The search statistics and settings at the end of a solver's JSON answer.
@@ -249,7 +372,8 @@ fn report_value<L: Lanes>(
     args: &SearchArgs,
 ) -> Result<(), CliError> {
     let config = args.config(p.seeds_on_board())?;
-    let solver = new_solver(p.houses_per_side(), p.rules(), config)?;
+    let db = args.tablebase(p.houses_per_side(), p.rules())?;
+    let solver = new_solver(p.houses_per_side(), p.rules(), config, db)?;
     let started = Instant::now();
     let value = p.store_difference() + solver.exact(p.board(), &mut |_| {});
     let elapsed = started.elapsed();
@@ -316,7 +440,7 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
             tt_mib: args.tt_mb,
             ..SolverConfig::default()
         };
-        let solver = new_solver(m, rules, config)?;
+        let solver = new_solver(m, rules, config, None)?;
         let f = solver.exact(p.board(), &mut |_| {});
         values.push(format!("Kalah({m},{n}) {rules} {f:+}"));
         nodes += solver.nodes();

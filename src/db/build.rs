@@ -72,29 +72,50 @@ pub struct SideTables {
     houses: Vec<Vec<u64>>,
     /// `moves[s][rank * m + h]`.
     moves: Vec<Vec<SideMove>>,
+    /// `spilled[s][rank * m + j - 1]`: rank of the side with one more seed in each of its
+    /// first `j` houses (it then holds `s + j`), for a sowing that passes the store.
+    spilled: Vec<Vec<u32>>,
+    /// `emptied[s][rank * m + y]`: rank of the side with house `y` emptied, for a capture.
+    emptied: Vec<Vec<u32>>,
 }
 
 impl SideTables {
     /// The tables of every side of `layout`.
     pub fn new(layout: &Layout) -> SideTables {
         let m = layout.houses();
-        let mut houses = Vec::new();
-        let mut moves = Vec::new();
+        let mut tables = SideTables {
+            m,
+            houses: Vec::new(),
+            moves: Vec::new(),
+            spilled: Vec::new(),
+            emptied: Vec::new(),
+        };
+        let rank_of = |houses: &[u32]| layout.rank_side(houses.iter().copied()) as u32;
         for s in 0..=layout.max_level() {
-            let n = layout.side_count(s);
-            let mut hs = Vec::with_capacity(n as usize);
-            let mut ms = Vec::with_capacity(n as usize * m);
-            for rank in 0..n {
+            let n = layout.side_count(s) as usize;
+            let mut houses = Vec::with_capacity(n);
+            let mut moves = Vec::with_capacity(n * m);
+            let mut spilled = Vec::with_capacity(n * m);
+            let mut emptied = Vec::with_capacity(n * m);
+            for rank in 0..n as u64 {
                 let side = layout.unrank_side(s, rank);
-                hs.push(pack(&side));
+                houses.push(pack(&side));
+                let mut grown = side.clone();
                 for h in 0..m {
-                    ms.push(side_move(layout, &side, s, h));
+                    moves.push(side_move(layout, &side, s, h));
+                    grown[h] += 1;
+                    spilled.push(rank_of(&grown));
+                    let mut less = side.clone();
+                    less[h] = 0;
+                    emptied.push(rank_of(&less));
                 }
             }
-            houses.push(hs);
-            moves.push(ms);
+            tables.houses.push(houses);
+            tables.moves.push(moves);
+            tables.spilled.push(spilled);
+            tables.emptied.push(emptied);
         }
-        SideTables { m, houses, moves }
+        tables
     }
 
     fn side(&self, s: u32, rank: u64) -> [u32; 8] {
@@ -190,7 +211,10 @@ pub fn build_level(
         }
         level.fill(*a, range.clone());
         let n = range.end - range.start;
-        progress(done.fetch_add(n * layout.side_count(*a), Ordering::Relaxed) + n * layout.side_count(*a));
+        progress(
+            done.fetch_add(n * layout.side_count(*a), Ordering::Relaxed)
+                + n * layout.side_count(*a),
+        );
         Ok(())
     })?;
     debug_assert!(!entries.contains(&UNKNOWN));
@@ -226,66 +250,63 @@ impl LevelBuilder<'_> {
 
     /// Fills the entries of table `a` whose opponent's side has a rank in `columns`.
     fn fill(&self, a: u32, columns: Range<u64>) {
-        let m = self.sides.m;
-        let k = self.k;
-        let b = k - a;
-        let layout = self.layout;
-        let rows = layout.side_count(a) as usize;
-        let width = layout.side_count(b);
-        let moves = &self.sides.moves[a as usize];
-        let empty_capture = self.rules == Rules::EmptyCapture;
+        let b = self.k - a;
+        let rows = self.layout.side_count(a);
+        let width = self.layout.side_count(b);
         for ro in columns {
-            let o = self.sides.side(b, ro);
-            // O with one seed in each of its first j houses, for a sowing that passes the store.
-            let mut spilled = [0u64; 9];
-            let mut grown = o;
-            for j in 1..=m {
-                grown[j - 1] += 1;
-                spilled[j] = layout.rank_side(grown[..m].iter().copied());
-            }
-            // O with house y emptied, for a capture.
-            let mut emptied = [0u64; 8];
-            for (y, slot) in emptied.iter_mut().enumerate().take(m) {
-                let mut side = o;
-                side[y] = 0;
-                *slot = layout.rank_side(side[..m].iter().copied());
-            }
-            let base = layout.offset(k, a) + ro;
+            let base = self.layout.offset(self.k, a) + ro;
             for rm in 0..rows {
-                let slot = &self.current[(base + rm as u64 * width) as usize];
-                if slot.load(Ordering::Relaxed) != UNKNOWN {
-                    continue;
+                let slot = &self.current[(base + rm * width) as usize];
+                if slot.load(Ordering::Relaxed) == UNKNOWN {
+                    slot.store(
+                        encode(self.compute(a, rm, b, ro), self.k),
+                        Ordering::Relaxed,
+                    );
                 }
-                let mut best = i32::MIN;
-                for (h, mv) in moves[rm * m..rm * m + m].iter().enumerate() {
-                    let value = match mv.kind {
-                        EMPTY => continue,
-                        STAY => -self.same_level(b, ro, a, u64::from(mv.rank)),
-                        LAND => {
-                            let facing = m - 1 - usize::from(mv.aux);
-                            let taken = o[facing];
-                            if taken > 0 || empty_capture {
-                                (taken + 1) as i32
-                                    - self.f(b - taken, emptied[facing], a - 1, u64::from(mv.rank_captured))
-                            } else {
-                                -self.same_level(b, ro, a, u64::from(mv.rank))
-                            }
-                        }
-                        EXTRA => 1 + self.f(a - 1, u64::from(mv.rank), b, ro),
-                        SPILL => {
-                            let j = usize::from(mv.aux);
-                            1 - self.f(b + j as u32, spilled[j], u32::from(mv.seeds), u64::from(mv.rank))
-                        }
-                        _ => {
-                            let board = self.board(a, rm as u64, b, ro);
-                            self.move_value(board, h)
-                        }
-                    };
-                    best = best.max(value);
-                }
-                slot.store(encode(best, k), Ordering::Relaxed);
             }
         }
+    }
+
+    /// f of the board of this level whose mover's side has `a` seeds and rank `rm`, the
+    /// opponent's `b` and `ro`, from its moves (see the module docs).
+    #[inline]
+    fn compute(&self, a: u32, rm: u64, b: u32, ro: u64) -> i32 {
+        let m = self.sides.m;
+        let sides = self.sides;
+        let o = sides.houses[b as usize][ro as usize];
+        let at = ro as usize * m;
+        let spilled = &sides.spilled[b as usize][at..at + m];
+        let emptied = &sides.emptied[b as usize][at..at + m];
+        let at = rm as usize * m;
+        let moves = &sides.moves[a as usize][at..at + m];
+        let empty_capture = self.rules == Rules::EmptyCapture;
+        let mut best = i32::MIN;
+        for (h, mv) in moves.iter().enumerate() {
+            let value = match mv.kind {
+                EMPTY => continue,
+                STAY => -self.same_level(b, ro, a, u64::from(mv.rank)),
+                LAND => {
+                    let facing = m - 1 - usize::from(mv.aux);
+                    let taken = (o >> (8 * facing)) as u32 & 0xFF;
+                    if taken > 0 || empty_capture {
+                        let rest = u64::from(emptied[facing]);
+                        (taken + 1) as i32
+                            - self.f(b - taken, rest, a - 1, u64::from(mv.rank_captured))
+                    } else {
+                        -self.same_level(b, ro, a, u64::from(mv.rank))
+                    }
+                }
+                EXTRA => 1 + self.f(a - 1, u64::from(mv.rank), b, ro),
+                SPILL => {
+                    let j = u32::from(mv.aux);
+                    let grown = u64::from(spilled[j as usize - 1]);
+                    1 - self.f(b + j, grown, u32::from(mv.seeds), u64::from(mv.rank))
+                }
+                _ => self.move_value(self.board(a, rm, b, ro), h),
+            };
+            best = best.max(value);
+        }
+        best
     }
 
     fn board(&self, a: u32, rm: u64, b: u32, ro: u64) -> Board {
@@ -317,7 +338,7 @@ impl LevelBuilder<'_> {
         if stored != UNKNOWN {
             return decode(stored, self.k);
         }
-        let f = self.f_of(self.board(a, rm, b, ro));
+        let f = self.compute(a, rm, b, ro);
         slot.store(encode(f, self.k), Ordering::Relaxed);
         f
     }
@@ -376,6 +397,8 @@ pub struct BuildProgress {
     pub elapsed: Duration,
     /// The level is finished (written, or already on disk).
     pub finished: bool,
+    /// The level was already on disk, complete and checked, and was kept.
+    pub kept: bool,
 }
 
 /// One level of a [`build`].
@@ -457,10 +480,12 @@ pub fn build(
                     total,
                     elapsed: start.elapsed(),
                     finished: false,
+                    kept: false,
                 })
             };
             let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
-            let sum = write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
+            let sum =
+                write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
             drop(entries);
             levels.push(open_level(&path, Access::Map, houses, rules, k, total)?);
             sum
@@ -471,11 +496,16 @@ pub fn build(
             total,
             elapsed: start.elapsed(),
             finished: true,
+            kept,
         });
         report.levels.push(LevelReport {
             level: k,
             entries: total,
-            time: if kept { Duration::ZERO } else { start.elapsed() },
+            time: if kept {
+                Duration::ZERO
+            } else {
+                start.elapsed()
+            },
             kept,
             checksum: sum,
         });
@@ -484,7 +514,13 @@ pub fn build(
 }
 
 /// Writes a level to `<path>.tmp`, syncs it and renames it to `path`; returns the checksum.
-fn write_level(path: &Path, houses: usize, rules: Rules, level: u32, entries: &[u8]) -> Result<u64, DbError> {
+fn write_level(
+    path: &Path,
+    houses: usize,
+    rules: Rules,
+    level: u32,
+    entries: &[u8],
+) -> Result<u64, DbError> {
     use std::io::Write;
     let sum = checksum(entries);
     let header = Header {

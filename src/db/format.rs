@@ -174,7 +174,13 @@ impl Header {
 
     /// Checks that the header is the one expected for `houses`, `rules`, `level` with `entries`
     /// entries: each difference is a [`DbError::Mismatch`] naming the field.
-    pub fn expect(&self, houses: usize, rules: Rules, level: u32, entries: u64) -> Result<(), DbError> {
+    pub fn expect(
+        &self,
+        houses: usize,
+        rules: Rules,
+        level: u32,
+        entries: u64,
+    ) -> Result<(), DbError> {
         let mismatch = |field: &'static str, expected: String, found: String| {
             Err(DbError::Mismatch {
                 field,
@@ -218,7 +224,10 @@ mod tests {
             bad[i] ^= 0x10;
             assert!(Header::from_bytes(&bad).is_err(), "byte {i}");
         }
-        assert!(matches!(Header::from_bytes(&bytes[..10]), Err(DbError::Truncated { .. })));
+        assert!(matches!(
+            Header::from_bytes(&bytes[..10]),
+            Err(DbError::Truncated { .. })
+        ));
     }
 
     #[test]

@@ -228,7 +228,8 @@ pub fn level_len(m: usize, k: u32) -> u64 {
     }
     let k = u128::from(k);
     let m = m as u128;
-    let choose = |n: u128, r: u128| -> u128 { (0..r).fold(1u128, |acc, i| acc * (n - i) / (i + 1)) };
+    let choose =
+        |n: u128, r: u128| -> u128 { (0..r).fold(1u128, |acc, i| acc * (n - i) / (i + 1)) };
     (choose(k + 2 * m - 1, 2 * m - 1) - 2 * choose(k + m - 1, m - 1)) as u64
 }
 

@@ -124,7 +124,10 @@ impl fmt::Display for DbError {
                 field,
                 expected,
                 found,
-            } => write!(f, "wrong {field}: expected {expected}, the file has {found}"),
+            } => write!(
+                f,
+                "wrong {field}: expected {expected}, the file has {found}"
+            ),
             DbError::Checksum { expected, found } => write!(
                 f,
                 "checksum mismatch: header {expected:016x}, entries {found:016x} (damaged entries)"

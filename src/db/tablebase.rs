@@ -8,7 +8,10 @@ use crate::db::index::Layout;
 use crate::db::storage::{Access, Storage, open_level};
 use crate::db::{DbError, MAX_LEVEL, decode, finished_f, level_file_name};
 use crate::lanes::Lanes;
-use crate::rules::Rules;
+use crate::notation::Turn;
+use crate::position::{Move, Position};
+use crate::rules::{Rules, Side};
+use crate::search::{Analysis, MoveValue};
 
 /// The levels `0..=max_level` of one house count and rule set found in a directory.
 pub struct Tablebase {
@@ -24,7 +27,12 @@ impl Tablebase {
     /// The levels in `dir` for `houses` houses a side under `rules`: level 0 and every level
     /// after it up to the first one missing. No file is opened yet (each is opened, and its
     /// header checked, on first use). An error if there is no such level 0.
-    pub fn open(dir: &Path, houses: usize, rules: Rules, access: Access) -> Result<Tablebase, DbError> {
+    pub fn open(
+        dir: &Path,
+        houses: usize,
+        rules: Rules,
+        access: Access,
+    ) -> Result<Tablebase, DbError> {
         let mut top = None;
         for k in 0..=MAX_LEVEL {
             if !dir.join(level_file_name(houses, rules, k)).is_file() {
@@ -118,7 +126,10 @@ impl Tablebase {
             return Ok(None);
         }
         if board.is_finished() {
-            return Ok(Some(finished_f(board.mover_seeds(), board.opponent_seeds())));
+            return Ok(Some(finished_f(
+                board.mover_seeds(),
+                board.opponent_seeds(),
+            )));
         }
         match self.layout.index(board) {
             Some((k, entry)) => Ok(Some(decode(self.level(k)?.get(entry)?, k))),
@@ -145,6 +156,97 @@ impl Tablebase {
             layout: &self.layout,
             levels,
         })
+    }
+}
+
+impl Tablebase {
+    /// The exact value of `pos` and of every legal move, with a perfect line, read from the
+    /// database alone (the same answer as [`crate::Solver::analyze`] with all moves); `None` if
+    /// the position has more seeds on the board than the top level or another house count.
+    pub fn analyze<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<Analysis>, DbError> {
+        if pos.houses_per_side() != self.houses || pos.rules() != self.rules {
+            return Ok(None);
+        }
+        let Some(side) = pos.to_move() else {
+            let outcome = pos.outcome().expect("a finished game has an outcome");
+            return Ok(Some(Analysis {
+                to_move: None,
+                value: outcome.margin(Side::South),
+                moves: Vec::new(),
+                best: Vec::new(),
+                pv: Vec::new(),
+            }));
+        };
+        let board = pos.board();
+        let Some(f) = self.probe(board)? else {
+            return Ok(None);
+        };
+        let stores = pos.store_difference();
+        let moves = self.move_values(board)?;
+        let best = moves
+            .iter()
+            .filter(|&&(_, v)| v == f)
+            .map(|&(mv, _)| mv)
+            .collect();
+        let moves = moves
+            .into_iter()
+            .map(|(mv, v)| MoveValue {
+                mv,
+                value: stores + v,
+            })
+            .collect();
+        // The perfect line: the lowest optimal house at every step.
+        let mut pv = Vec::new();
+        let mut turn = Vec::new();
+        let mut board = board;
+        while !board.is_finished() {
+            let f = self
+                .probe(board)?
+                .expect("a child of a board in the database");
+            let values = self.move_values(board)?;
+            let &(mv, _) = values
+                .iter()
+                .find(|&&(_, v)| v == f)
+                .expect("an optimal move");
+            let (child, sowing) = board.sow(mv.index(), self.rules);
+            turn.push(mv);
+            if sowing.passes_turn() {
+                pv.push(Turn(std::mem::take(&mut turn)));
+            }
+            board = child;
+        }
+        if !turn.is_empty() {
+            pv.push(Turn(turn));
+        }
+        Ok(Some(Analysis {
+            to_move: Some(side),
+            value: stores + f,
+            moves,
+            best,
+            pv,
+        }))
+    }
+
+    /// Each legal move of `board` (in the database) with its f for the mover: the seeds the
+    /// sowing banks plus the child's f after an extra turn, minus it when the turn passes.
+    fn move_values<L: Lanes>(&self, board: Board<L>) -> Result<Vec<(Move, i32)>, DbError> {
+        let mut values = Vec::new();
+        let movable = board.movable();
+        for h in (0..board.houses_per_side()).filter(|h| movable >> h & 1 == 1) {
+            let (child, sowing) = board.sow(h, self.rules);
+            let f = self
+                .probe(child)?
+                .expect("a child of a board in the database");
+            let value = if sowing.game_over {
+                sowing.gain()
+            } else if sowing.extra_turn {
+                sowing.gain() + f
+            } else {
+                sowing.gain() - f
+            };
+            values.push((Move::new(h + 1).expect("a house number"), value));
+        }
+        Ok(values)
     }
 }
 

@@ -61,7 +61,8 @@ pub fn verify(
         let start = Instant::now();
         let path = base.path(k);
         let level = base.level(k)?;
-        let header = Header::read(&mut std::fs::File::open(&path)?).map_err(|e| e.in_file(&path))?;
+        let header =
+            Header::read(&mut std::fs::File::open(&path)?).map_err(|e| e.in_file(&path))?;
         let entries = level.len();
         let sum = match level.as_slice() {
             Some(slice) => checksum(slice),
@@ -86,7 +87,11 @@ pub fn verify(
             }
             _ => Vec::new(),
         };
-        let checked = if picks.is_empty() { entries } else { picks.len() as u64 };
+        let checked = if picks.is_empty() {
+            entries
+        } else {
+            picks.len() as u64
+        };
         let done = AtomicU64::new(0);
         let check = |entry: u64| -> Result<(), DbError> {
             let stored = decode(level.get(entry)?, k);
@@ -111,7 +116,11 @@ pub fn verify(
             let range = c * chunk..((c + 1) * chunk).min(checked);
             let n = range.end - range.start;
             for i in range {
-                check(if picks.is_empty() { i } else { picks[i as usize] })?;
+                check(if picks.is_empty() {
+                    i
+                } else {
+                    picks[i as usize]
+                })?;
             }
             progress(k, done.fetch_add(n, Ordering::Relaxed) + n);
             Ok(())
@@ -129,7 +138,10 @@ pub fn verify(
 
 /// f of entry `entry` of level `k`, recomputed from its moves and the stored children.
 fn one_ply(probe: &Probe<'_>, base: &Tablebase, k: u32, entry: u64) -> i32 {
-    let board = base.layout().board(k, entry).expect("an entry of the level");
+    let board = base
+        .layout()
+        .board(k, entry)
+        .expect("an entry of the level");
     let mut best = i32::MIN;
     let mut movable = board.movable();
     while movable != 0 {

@@ -14,10 +14,12 @@ pub mod tt;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::Board;
+use crate::db::{DbError, Tablebase};
 use crate::lanes::Lanes;
 use crate::notation::Turn;
 use crate::position::{Move, Position};
@@ -136,6 +138,8 @@ pub enum SolveError {
     Table(TableAllocError),
     /// The thread pool could not be built.
     Threads(String),
+    /// A database could not be opened (the error's message).
+    Database(String),
     /// The position's houses or rules differ from the solver's.
     Mismatch {
         /// What the solver was built for.
@@ -150,6 +154,7 @@ impl fmt::Display for SolveError {
         match self {
             SolveError::Table(e) => e.fmt(f),
             SolveError::Threads(e) => write!(f, "cannot start the worker threads: {e}"),
+            SolveError::Database(e) => write!(f, "cannot open the database: {e}"),
             SolveError::Mismatch { solver, position } => {
                 write!(f, "this solver is for {solver}, the position is {position}")
             }
@@ -209,6 +214,7 @@ pub struct Solver {
     pool: rayon::ThreadPool,
     nodes: AtomicU64,
     started: Instant,
+    db: Option<Arc<Tablebase>>,
 }
 
 impl Solver {
@@ -233,7 +239,27 @@ impl Solver {
             pool,
             nodes: AtomicU64::new(0),
             started: Instant::now(),
+            db: None,
         })
+    }
+
+    /// This solver, looking up every board with at most `db`'s top level of seeds in it
+    /// instead of searching it (MTD(f) only). All its levels are opened and checked now.
+    pub fn with_tablebase(mut self, db: Arc<Tablebase>) -> Result<Solver, SolveError> {
+        if db.houses() != self.houses || db.rules() != self.rules {
+            return Err(SolveError::Mismatch {
+                solver: format!("{} houses, {} rules", self.houses, self.rules),
+                position: format!(
+                    "a database for {} houses, {} rules",
+                    db.houses(),
+                    db.rules()
+                ),
+            });
+        }
+        db.slices()
+            .map_err(|e: DbError| SolveError::Database(e.to_string()))?;
+        self.db = Some(db);
+        Ok(self)
     }
 
     /// Nodes searched so far (updated every few thousand nodes while a search runs).
@@ -351,11 +377,16 @@ impl Solver {
 
     /// One null-window search with window (beta - 1, beta), `depth` plies deep, on the pool.
     fn null_window<L: Lanes>(&self, board: Board<L>, beta: i32, depth: u8) -> (i32, u8) {
+        let probe = self.db.as_ref().map(|db| {
+            db.slices()
+                .expect("every level was opened by with_tablebase")
+        });
         let shared = Shared {
             tt: &self.tt,
             rules: self.rules,
             tuning: self.config.tuning,
             nodes: &self.nodes,
+            db: probe.as_ref(),
         };
         self.pool.install(|| {
             let abort = Abort::root();

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::board::Board;
+use crate::db::tablebase::Probe;
 use crate::lanes::Lanes;
 use crate::rules::Rules;
 use crate::search::tt::{self, EXACT_DEPTH, Entry, TranspositionTable};
@@ -84,6 +85,8 @@ pub struct Shared<'a> {
     pub tuning: Tuning,
     /// Nodes searched by all threads (flushed every few thousand nodes).
     pub nodes: &'a AtomicU64,
+    /// Endgame databases: boards with at most their top level of seeds are looked up.
+    pub db: Option<&'a Probe<'a>>,
 }
 
 /// A thread's local counters.
@@ -194,6 +197,12 @@ pub fn search<L: Lanes>(
     }
     if upper <= alpha {
         return (upper, EXACT_DEPTH);
+    }
+    if let Some(db) = shared.db {
+        if seeds <= db.max_level() {
+            let f = db.f(board).expect("the solver's houses are the database's");
+            return (f, EXACT_DEPTH);
+        }
     }
     if depth == 0 {
         return (horizon(seeds).clamp(lower, upper), 0);

@@ -48,4 +48,3 @@ pub fn naive_value(pos: &RefPosition, memo: &mut HashMap<(Vec<u32>, Side), i32>)
 fn child_value_is_for(child: &RefPosition, me: Side) -> bool {
     child.to_move == me
 }
-
