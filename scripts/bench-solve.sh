@@ -5,13 +5,15 @@
 #
 # Usage: scripts/bench-solve.sh [VARIANT ...]   e.g. scripts/bench-solve.sh 4,4 6,4
 # Default variants: Kalah(4,1..6), Kalah(5,1..5), Kalah(6,1..4). A solve longer than TIMEOUT
-# seconds (default 900) is stopped and shown as such.
+# seconds (default 900) is stopped and shown as such. DB=DIR solves with the endgame databases
+# in DIR (one directory may hold both rule sets: see scripts/bench-db.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 kalah=target/release/kalah
 extra=()
 if [ "${VALUE_ONLY:-0}" = 1 ]; then extra=(--value-only); fi
+if [ -n "${DB:-}" ]; then extra+=(--db "$DB"); fi
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ]; then
   variants=(4,1 4,2 4,3 4,4 4,5 4,6 5,1 5,2 5,3 5,4 5,5 6,1 6,2 6,3 6,4)

@@ -250,3 +250,98 @@ fn solver_input_errors_are_one_line() {
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn db_build_info_verify_and_query_agree_with_analyze() {
+    let dir = std::env::temp_dir().join(format!("kalah-cli-db-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let built = json(&[
+        "db",
+        "build",
+        "-m",
+        "4",
+        "--max-seeds",
+        "10",
+        "--rules",
+        "empty-capture",
+        "--dir",
+        d,
+        "--json",
+    ]);
+    assert_eq!(built["levels"].as_array().unwrap().len(), 11);
+    assert_eq!(built["rules"], "empty-capture");
+    // Building again keeps every level.
+    let again = json(&[
+        "db",
+        "build",
+        "-m",
+        "4",
+        "--max-seeds",
+        "10",
+        "--rules",
+        "empty-capture",
+        "--dir",
+        d,
+        "--json",
+    ]);
+    assert!(
+        again["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["kept"] == true)
+    );
+
+    let info = json(&["db", "info", "--dir", d, "--json"]);
+    assert_eq!(info["databases"][0]["houses"], 4);
+    assert_eq!(info["databases"][0]["max_level"], 10);
+    assert_eq!(info["databases"][0]["entries"], built["entries"]);
+    let verified = json(&["db", "verify", "--dir", d, "--all", "--json"]);
+    assert_eq!(verified["ok"], true);
+    assert_eq!(verified["databases"][0]["checked"], built["entries"]);
+
+    // A position within the database is read from it, one above it is searched; both agree
+    // with analyze.
+    for position in ["<4,3,5,1,0,2,3,0,1,1,0> north", "<4,0,0,3,3,3,3,3,3,3,3>"] {
+        let q = json(&[
+            "query",
+            position,
+            "--rules",
+            "empty-capture",
+            "--db",
+            d,
+            "--json",
+        ]);
+        let a = json(&["analyze", position, "--rules", "empty-capture", "--json"]);
+        for field in ["value", "best", "moves", "pv", "to_move", "position"] {
+            assert_eq!(q[field], a[field], "{position} {field}");
+        }
+        let expected = if position.contains("north") {
+            "database"
+        } else {
+            "search"
+        };
+        assert_eq!(q["source"], expected);
+    }
+    // The database of the other rules is not there: a clear error, no answer.
+    let out = kalah(&["query", "<4,0,0,1,1,1,1,1,1,1,1>", "--db", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no database for 4 houses, standard rules"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    // A damaged level is caught by verify.
+    let level = dir.join("kalah-4-empty-capture-010.kdb");
+    let mut bytes = std::fs::read(&level).unwrap();
+    let i = bytes.len() - 100;
+    bytes[i] ^= 0x40;
+    std::fs::write(&level, &bytes).unwrap();
+    let out = kalah(&["db", "verify", "--dir", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -263,6 +263,16 @@ impl Probe<'_> {
         self.layout.max_level()
     }
 
+    /// Starts loading the entry of `board` (as [`Probe::f`] would find it).
+    #[inline]
+    pub fn prefetch<L: Lanes>(&self, board: Board<L>) {
+        if let Some((k, entry)) = self.layout.index(board) {
+            if let Some(byte) = self.levels[k as usize].get(entry as usize) {
+                crate::memory::prefetch(byte);
+            }
+        }
+    }
+
     /// f of `board`, whose game is not over and whose seeds are at most [`Probe::max_level`].
     #[inline]
     pub fn f<L: Lanes>(&self, board: Board<L>) -> Option<i32> {

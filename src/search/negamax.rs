@@ -251,8 +251,13 @@ pub fn search<L: Lanes>(
         let h = movable.trailing_zeros() as usize;
         movable &= movable - 1;
         let (next, s) = board.sow(h, shared.rules);
-        if !s.game_over && use_table {
-            shared.tt.prefetch(next.key());
+        if !s.game_over {
+            // A child in the databases is read from them, never from the table.
+            match shared.db {
+                Some(db) if next.seeds() <= db.max_level() => db.prefetch(next),
+                _ if use_table => shared.tt.prefetch(next.key()),
+                _ => {}
+            }
         }
         let gain = s.gain();
         let order = if tt_move == Some(h) {
@@ -288,6 +293,28 @@ pub fn search<L: Lanes>(
     let mut best = i32::MIN;
     let mut best_move = children[0].house as usize;
     let mut skip = 0u32;
+    // Moves into the databases are valued at once, exactly: they need no search, may refute
+    // the node, and raise alpha for the others.
+    if let Some(db) = shared.db {
+        for (i, c) in children.iter().enumerate() {
+            if c.game_over || c.board.seeds() > db.max_level() {
+                continue;
+            }
+            let v = c.value(
+                db.f(c.board)
+                    .expect("the solver's houses are the database's"),
+            );
+            if v >= beta {
+                return (v, depth);
+            }
+            skip |= 1 << i;
+            if v > best {
+                best = v;
+                best_move = c.house as usize;
+            }
+        }
+        alpha = alpha.max(best);
+    }
     if seeds >= shared.tuning.etc_min_seeds {
         for (i, c) in children.iter().enumerate() {
             if c.game_over {

@@ -1,0 +1,81 @@
+//! Database probes and builds. Builds the 6-house levels up to 16 (25 M entries, about a
+//! second) into a temporary directory, then times a probe of a random board in memory-mapped
+//! files (warm page cache) and the build of level 14. Run with `cargo bench --bench db`;
+//! `scripts/bench-db.sh` times the big builds.
+
+use std::sync::atomic::AtomicBool;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use kalah::db::build::{SideTables, build_level};
+use kalah::db::{Access, Layout, Tablebase, build};
+use kalah::{Rng, Rules};
+
+const TOP: u32 = 16;
+
+fn benches(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("kalah-bench-db-{}", std::process::id()));
+    let cancel = AtomicBool::new(false);
+    build(&dir, 6, Rules::Standard, TOP, &cancel, &|_| {}).unwrap();
+    let base = Tablebase::open(&dir, 6, Rules::Standard, Access::Map).unwrap();
+
+    // Random boards of the top levels, drawn ahead so that only the probe is timed.
+    let layout = base.layout();
+    let mut rng = Rng::new(1);
+    let boards: Vec<_> = (0..1 << 16)
+        .map(|_| {
+            let k = TOP - rng.below(4) as u32;
+            layout.board(k, rng.below(layout.level_len(k))).unwrap()
+        })
+        .collect();
+    for &board in &boards {
+        base.probe(board).unwrap();
+    }
+    let mut group = c.benchmark_group("db");
+    let mut i = 0;
+    group.bench_function("probe-mapped-6-houses", |b| {
+        b.iter(|| {
+            i = (i + 1) % boards.len();
+            base.probe(boards[i]).unwrap()
+        })
+    });
+    let probe = base.slices().unwrap();
+    group.bench_function("probe-slices-6-houses", |b| {
+        b.iter(|| {
+            i = (i + 1) % boards.len();
+            probe.f(boards[i])
+        })
+    });
+
+    // One level built in memory from the mapped ones below it (one thread).
+    let layout = Layout::new(6, 14).unwrap();
+    let sides = SideTables::new(&layout);
+    let lower: Vec<&[u8]> = (0..14)
+        .map(|k| base.level(k).unwrap().as_slice().unwrap())
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    group.sample_size(10);
+    group.bench_function("build-level-14-6-houses-1-thread", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                build_level(
+                    &layout,
+                    &sides,
+                    Rules::Standard,
+                    &lower,
+                    14,
+                    &cancel,
+                    &|_| {},
+                )
+            })
+            .unwrap()
+        })
+    });
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(db, benches);
+criterion_main!(db);
