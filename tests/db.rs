@@ -354,3 +354,28 @@ fn search_with_the_database_agrees_with_search_without_it() {
         }
     }
 }
+
+#[test]
+fn a_database_up_to_2mn_seeds_solves_the_variant_strongly() {
+    use kalah::{Position, Variant};
+    for rules in RULES {
+        let dir = TempDir::new(&format!("strong-{rules}"));
+        // Kalah(3,2) and Kalah(2,3) have 12 seeds: every reachable position is in the database.
+        build_dir(&dir.0, 3, rules, 12, 2);
+        build_dir(&dir.0, 2, rules, 12, 2);
+        for (m, n) in [(3, 2), (2, 3)] {
+            let base = Tablebase::open(&dir.0, m, rules, Access::Map).unwrap();
+            assert_eq!(base.max_level(), 12);
+            let start =
+                Position::<kalah::Narrow>::start(Variant::new(m, n, rules).unwrap()).unwrap();
+            let from_db = base
+                .analyze(&start)
+                .unwrap()
+                .expect("the start is in the database");
+            let searched = solver(m, rules, None)
+                .analyze(&start, true, &mut |_| {})
+                .unwrap();
+            assert_eq!(from_db, searched, "Kalah({m},{n}) {rules}");
+        }
+    }
+}
