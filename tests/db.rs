@@ -379,3 +379,30 @@ fn a_database_up_to_2mn_seeds_solves_the_variant_strongly() {
         }
     }
 }
+
+#[test]
+fn random_entries_of_larger_levels_match_the_naive_solver() {
+    // Random boards of the top levels, where the whole-level check above would be too slow.
+    for (m, top, samples) in [(6, 12, 60), (5, 14, 60), (8, 8, 60)] {
+        for rules in RULES {
+            let (layout, levels) = build_memory(m, rules, top);
+            let mut rng = kalah::Rng::new(top.into());
+            let mut memo = HashMap::new();
+            for _ in 0..samples {
+                let k = top - rng.below(2) as u32;
+                let entry = rng.below(layout.level_len(k));
+                let board = layout.board(k, entry).unwrap();
+                let setup = Setup {
+                    houses: m,
+                    stores: [0, 0],
+                    south: (0..m).map(|i| u64::from(board.mover_house(i))).collect(),
+                    north: (0..m).map(|i| u64::from(board.opponent_house(i))).collect(),
+                    to_move: Some(Side::South),
+                };
+                let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut memo);
+                let stored = decode(levels[k as usize][entry as usize], k);
+                assert_eq!(stored, naive, "m={m} {rules} level {k} entry {entry}");
+            }
+        }
+    }
+}
