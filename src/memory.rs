@@ -38,6 +38,42 @@ impl AtomicTable {
     }
 }
 
+/// `len` zeroed bytes in an anonymous map aligned to 2 MiB and advised to use huge pages, as
+/// an [`AtomicTable`]: for data read at random, such as a database level loaded into memory.
+pub struct HugeBytes {
+    map: MmapMut,
+    offset: usize,
+    len: usize,
+}
+
+impl HugeBytes {
+    /// `len` zeroed bytes; `None` if the memory cannot be mapped.
+    pub fn zeroed(len: usize) -> Option<HugeBytes> {
+        let map = MmapMut::map_anon(len.checked_add(HUGE_PAGE)?.max(1)).ok()?;
+        let start = map.as_ptr() as usize;
+        let offset = start.next_multiple_of(HUGE_PAGE) - start;
+        #[cfg(target_os = "linux")]
+        if len >= HUGE_PAGE {
+            let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
+        }
+        Some(HugeBytes { map, offset, len })
+    }
+}
+
+impl Deref for HugeBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.map[self.offset..self.offset + self.len]
+    }
+}
+
+impl std::ops::DerefMut for HugeBytes {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.map[self.offset..self.offset + self.len]
+    }
+}
+
 impl Deref for AtomicTable {
     type Target = [AtomicU64];
 

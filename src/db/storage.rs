@@ -101,13 +101,31 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
 
 /// Entries held in memory (built in this process, or read whole from a file).
 pub struct InMemory {
-    entries: Vec<u8>,
+    entries: Bytes,
+}
+
+enum Bytes {
+    Vec(Vec<u8>),
+    Huge(crate::memory::HugeBytes),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Vec(v) => v,
+            Bytes::Huge(h) => h,
+        }
+    }
 }
 
 impl InMemory {
     /// A level from its entries.
     pub fn new(entries: Vec<u8>) -> InMemory {
-        InMemory { entries }
+        InMemory {
+            entries: Bytes::Vec(entries),
+        }
     }
 }
 
@@ -162,23 +180,28 @@ fn open(
         }),
         Access::Read => Box::new(PlainRead { file, len: entries }),
         Access::Memory => {
-            let bytes = std::fs::read(path)?;
-            if bytes.len() as u64 != expected {
-                return Err(DbError::Truncated {
-                    expected,
-                    found: bytes.len() as u64,
-                });
-            }
-            let mut entries = bytes;
-            entries.drain(..HEADER_LEN);
-            let sum = checksum(&entries);
+            use std::io::Read;
+            // Huge pages: a search reads a level at random, and 4 KiB pages would cost a TLB
+            // miss on nearly every probe.
+            let mut bytes =
+                crate::memory::HugeBytes::zeroed(entries as usize).ok_or_else(|| {
+                    DbError::Io(std::io::Error::new(
+                        std::io::ErrorKind::OutOfMemory,
+                        format!("cannot allocate {entries} bytes"),
+                    ))
+                })?;
+            // The header was read: the file is at the first entry.
+            file.read_exact(&mut bytes)?;
+            let sum = checksum(&bytes);
             if sum != header.checksum {
                 return Err(DbError::Checksum {
                     expected: header.checksum,
                     found: sum,
                 });
             }
-            Box::new(InMemory::new(entries))
+            Box::new(InMemory {
+                entries: Bytes::Huge(bytes),
+            })
         }
     })
 }
