@@ -27,7 +27,7 @@ for rules in ${RULES:-standard empty-capture}; do
     echo
     echo "| level | entries | time | entries/s |"
     echo "| ---: | ---: | ---: | ---: |"
-    echo "$out" | python3 -c '
+    echo "$out" | python3 <(cat <<'PY'
 import json, sys
 d = json.load(sys.stdin)
 total_ms = 0
@@ -35,11 +35,12 @@ for l in d["levels"]:
     total_ms += l["time_ms"]
     if l["entries"] >= 1000000:
         rate = l["entries"] / max(l["time_ms"], 1) / 1000
-        print(f"| {l[\"level\"]} | {l[\"entries\"]:,} | {l[\"time_ms\"] / 1000:.2f} s | {rate:.1f} M |")
+        print("| %d | %s | %.2f s | %.1f M |" % (l["level"], format(l["entries"], ","), l["time_ms"] / 1000, rate))
 print()
-print(f"total: {d[\"entries\"]:,} entries, {d[\"bytes\"] / d[\"entries\"]:.4f} bytes per entry (headers included), "
-      f"{total_ms / 1000:.1f} s of level building")
-'
+print("total: %s entries, %.4f bytes per entry (headers included), %.1f s of level building"
+      % (format(d["entries"], ","), d["bytes"] / d["entries"], total_ms / 1000))
+PY
+)
   done
   # A fresh process answering a position of the top level (median of 11 runs).
   position="<$houses,0,0$(for _ in $(seq "$houses"); do printf ',2'; done)$(for _ in $(seq "$houses"); do printf ',2'; done)>"
