@@ -25,7 +25,8 @@ pub struct SearchArgs {
     threads: Option<usize>,
 
     /// Transposition table size in MiB (default: by the seeds on the board, 512 MiB for
-    /// Kalah(6,4), doubling every 6 seeds, at most 8192). Memory is used only where touched.
+    /// Kalah(6,4), doubling every 6 seeds, at most 8192; with --db, by the seeds above the
+    /// database, 64 MiB for 24, 2048 for 32). Memory is used only where touched.
     #[arg(long = "tt-mb", value_name = "MIB")]
     tt_mb: Option<usize>,
 
@@ -56,11 +57,15 @@ impl SearchArgs {
             .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
     }
 
-    fn config(&self, seeds: u32) -> Result<SolverConfig, CliError> {
+    /// The solver's settings for a board of `seeds` seeds, searched with databases up to
+    /// `db_top` seeds if any.
+    fn config(&self, seeds: u32, db_top: Option<u32>) -> Result<SolverConfig, CliError> {
+        let auto = match db_top {
+            Some(top) => kalah::search::auto_tt_mib_with_db(seeds, top),
+            None => kalah::search::auto_tt_mib(seeds),
+        };
         let mut config = SolverConfig {
-            tt_mib: self
-                .tt_mb
-                .unwrap_or_else(|| kalah::search::auto_tt_mib(seeds)),
+            tt_mib: self.tt_mb.unwrap_or(auto),
             algorithm: self.algorithm,
             ..SolverConfig::default()
         };
@@ -224,8 +229,8 @@ fn report<L: Lanes>(
     all_moves: bool,
     args: &SearchArgs,
 ) -> Result<(), CliError> {
-    let config = args.config(p.seeds_on_board())?;
     let db = args.tablebase(p.houses_per_side(), p.rules())?;
+    let config = args.config(p.seeds_on_board(), db.as_ref().map(|d| d.max_level()))?;
     let (a, elapsed, nodes) = solve_with_progress(p, all_moves, config, db)?;
     let answer = Answer {
         analysis: &a,
@@ -371,8 +376,8 @@ fn report_value<L: Lanes>(
     variant: Variant,
     args: &SearchArgs,
 ) -> Result<(), CliError> {
-    let config = args.config(p.seeds_on_board())?;
     let db = args.tablebase(p.houses_per_side(), p.rules())?;
+    let config = args.config(p.seeds_on_board(), db.as_ref().map(|d| d.max_level()))?;
     let solver = new_solver(p.houses_per_side(), p.rules(), config, db)?;
     let started = Instant::now();
     let value = p.store_difference() + solver.exact(p.board(), &mut |_| {});
