@@ -132,7 +132,7 @@ impl Default for Tuning {
         Tuning {
             parallel_plies: 12,
             parallel_min_seeds: 12,
-            etc_min_seeds: 6,
+            etc_min_seeds: 24,
             tt_min_seeds: 3,
             deepening_step: 3,
             deepening_max: 18,

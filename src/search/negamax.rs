@@ -92,7 +92,10 @@ pub struct Shared<'a> {
 /// A thread's local counters.
 #[derive(Default)]
 pub struct Local {
+    /// Nodes not yet added to the shared counter.
     nodes: u64,
+    /// Nodes searched by this thread, never reset (the work of a subtree is a difference).
+    searched: u64,
 }
 
 impl Local {
@@ -184,6 +187,7 @@ pub fn search<L: Lanes>(
     ply: u32,
 ) -> (i32, u8) {
     local.nodes += 1;
+    local.searched += 1;
     if local.nodes >= NODE_FLUSH {
         local.flush(shared);
         if abort.is_set() {
@@ -359,7 +363,7 @@ pub fn search<L: Lanes>(
     }
     let children = &children[..kept];
 
-    let nodes_before = local.nodes;
+    let nodes_before = local.searched;
     let mut parallel_nodes = 0;
     let split_here =
         ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds;
@@ -374,7 +378,7 @@ pub fn search<L: Lanes>(
                     let mut mine = Local::default();
                     let (v, d) =
                         search_child(shared, &mut mine, &split, c, alpha, beta, child_depth, ply);
-                    let searched = mine.nodes;
+                    let searched = mine.searched;
                     mine.flush(shared);
                     if split.is_set() {
                         return (i32::MIN, EXACT_DEPTH, c.house as usize, searched);
@@ -416,7 +420,7 @@ pub fn search<L: Lanes>(
     }
 
     if use_table {
-        let work = log2(local.nodes - nodes_before + parallel_nodes + 1);
+        let work = log2(local.searched - nodes_before + parallel_nodes + 1);
         let (lo, hi) = if best >= beta {
             (best, upper)
         } else if best <= alpha_in {
