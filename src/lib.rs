@@ -52,6 +52,7 @@ pub mod lanes;
 mod memory;
 pub mod notation;
 pub mod perft;
+pub mod play;
 pub mod position;
 pub mod reference;
 pub mod render;

@@ -3,8 +3,11 @@
 
 mod args;
 mod db;
+mod matchcmd;
 mod moves;
 mod perft;
+mod play;
+mod replay;
 mod show;
 mod solve;
 
@@ -38,6 +41,9 @@ enum Command {
     Query(solve::QueryArgs),
     Bench(solve::BenchArgs),
     Db(db::DbArgs),
+    Play(play::PlayArgs),
+    Replay(replay::ReplayArgs),
+    Match(matchcmd::MatchArgs),
 }
 
 /// A failed command: what to print, and the exit code.
@@ -80,6 +86,9 @@ pub fn main() -> ExitCode {
         Command::Query(a) => solve::run_query(a),
         Command::Bench(a) => solve::run_bench(a),
         Command::Db(a) => db::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Match(a) => matchcmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -407,6 +407,23 @@ impl Solver {
         })
     }
 
+    /// The value of `pos` (stores included, for the side to move) and its lowest optimal move,
+    /// without the dearer parts of [`Solver::analyze`]; `None` once the game is over.
+    pub fn best_move<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<(i32, Move)>, SolveError> {
+        self.check(pos)?;
+        if pos.to_move().is_none() {
+            return Ok(None);
+        }
+        let board = pos.board();
+        let f = self.exact(board, &mut |_| {});
+        let mv = pos
+            .legal_moves()
+            .into_iter()
+            .find(|&mv| self.reaches(board, mv, f))
+            .expect("some move keeps the exact value");
+        Ok(Some((pos.store_difference() + f, mv)))
+    }
+
     /// The value of `pos`, its optimal moves and a perfect line; with `all_moves` also the exact
     /// value of every legal move (much dearer: a bad move's exact value needs its own proof),
     /// otherwise `moves` lists the optimal moves only.

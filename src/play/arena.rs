@@ -1,0 +1,1 @@
+//! Matches (to come).

@@ -1,0 +1,136 @@
+//! `learner[:FILE]`: a player that remembers the openings of the games it failed to win.
+//!
+//! In the spirit of the 1973 BASIC "Awari", which kept its lost games and avoided replaying
+//! them. The learner plays like `alphabeta:4`, except that during the first [`OPENING`] actions
+//! of a game it prefers, among its moves, the ones that lead into the fewest remembered losing
+//! (or drawn) openings; ties go to the search's order. After a game it did not win, it appends
+//! the game's opening to its file, one line per game:
+//!
+//! ```text
+//! Kalah(6,4) standard: 3 6 2 1 5 4 4 6
+//! Kalah(6,4) standard pie: 1 swap 2 2 5 6 1 3
+//! ```
+//!
+//! (the variant, then the actions of both sides in order, `swap` for the pie rule's swap).
+//! Lines of other variants are kept but not used; lines starting with `#` are comments.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::play::game::{Action, Game, GameRules};
+use crate::play::players::{PlayError, Player, PlayerSpec, Searcher};
+
+/// Actions of a game that make its opening.
+pub const OPENING: usize = 8;
+
+/// The learner (see the module docs).
+pub struct Learner {
+    path: PathBuf,
+    spec: PlayerSpec,
+    base: Searcher,
+    /// Remembered openings: (variant key, actions).
+    openings: Vec<(String, Vec<Action>)>,
+}
+
+fn key(rules: GameRules) -> String {
+    let pie = if rules.pie { " pie" } else { "" };
+    format!("Kalah({},{}) {}{pie}", rules.houses, rules.seeds, rules.rules)
+}
+
+impl Learner {
+    /// A learner with its memory in `path` (read now if it exists; created on first loss).
+    pub fn open(path: PathBuf, spec: PlayerSpec) -> Result<Learner, PlayError> {
+        let mut openings = Vec::new();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                for (i, line) in text.lines().enumerate() {
+                    let line = line.trim();
+                    if line.is_empty() || line.starts_with('#') {
+                        continue;
+                    }
+                    let bad = || {
+                        PlayError::Spec(format!(
+                            "{} line {}: expected 'Kalah(M,N) RULES[ pie]: ACTIONS', found '{line}'",
+                            path.display(),
+                            i + 1
+                        ))
+                    };
+                    let (variant, actions) = line.split_once(':').ok_or_else(bad)?;
+                    let actions = actions
+                        .split_whitespace()
+                        .map(|a| a.parse::<Action>())
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|_| bad())?;
+                    openings.push((variant.trim().to_owned(), actions));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+        Ok(Learner {
+            path,
+            spec,
+            base: Searcher::new(4, true),
+            openings,
+        })
+    }
+
+    /// How many remembered openings of this variant begin with `line`.
+    fn losses_through(&self, variant: &str, line: &[Action]) -> usize {
+        self.openings
+            .iter()
+            .filter(|(v, actions)| v == variant && actions.starts_with(line))
+            .count()
+    }
+}
+
+impl Player for Learner {
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        let played: Vec<Action> = game.actions().iter().map(|&(_, a)| a).collect();
+        let first = self.base.choose(game)?;
+        if played.len() >= OPENING {
+            return Ok(first);
+        }
+        let variant = key(game.rules());
+        // The search's choice first, then the other actions in order.
+        let mut candidates = vec![first];
+        candidates.extend(game.legal_actions().into_iter().filter(|&a| a != first));
+        let mut line = played;
+        let mut best = None;
+        for action in candidates {
+            line.push(action);
+            let losses = self.losses_through(&variant, &line);
+            line.pop();
+            if best.is_none_or(|(l, _)| losses < l) {
+                best = Some((losses, action));
+            }
+        }
+        Ok(best.expect("a legal action").1)
+    }
+
+    fn game_over(&mut self, game: &Game, seat: usize) -> Result<(), PlayError> {
+        if game.margin(seat) > 0 {
+            return Ok(());
+        }
+        let opening: Vec<Action> = game.actions().iter().take(OPENING).map(|&(_, a)| a).collect();
+        let variant = key(game.rules());
+        let text: Vec<String> = opening.iter().map(Action::to_string).collect();
+        let line = format!("{variant}: {}\n", text.join(" "));
+        // One write of the whole line: learners playing in parallel append whole lines.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?
+            .write_all(line.as_bytes())?;
+        self.openings.push((variant, opening));
+        Ok(())
+    }
+
+    fn nodes(&self) -> Option<u64> {
+        self.base.nodes()
+    }
+}

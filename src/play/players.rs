@@ -1,0 +1,424 @@
+//! Players behind one trait, each made from a short spec string.
+//!
+//! | spec | plays |
+//! | --- | --- |
+//! | `human` | moves typed at the terminal (made by the command line, not here) |
+//! | `random[:SEED]` | a uniformly random legal action |
+//! | `greedy` | the move that banks most seeds this turn, following its own extra turns |
+//! | `minimax:D` | depth-D minimax on the store difference (D sowings, extra turns included) |
+//! | `alphabeta:D` | the same values and moves as `minimax:D`, with alpha-beta: far fewer nodes |
+//! | `perfect` | the exact solver (and databases): the lowest optimal house |
+//! | `learner[:FILE]` | `alphabeta:4`, avoiding the openings of the games it failed to win |
+//!
+//! Under the pie rule a player asked as North after South's first turn may answer
+//! [`Action::Swap`]; the searching players swap when the position is worse for the side to
+//! move (they would rather own South's side).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use crate::db::Tablebase;
+use crate::play::game::{Action, Game};
+use crate::play::learner::Learner;
+use crate::play::state::{PlayRules, PlayState};
+use crate::position::{AnyPosition, Move};
+use crate::rng::Rng;
+use crate::rules::Side;
+use crate::search::{Solver, SolverConfig};
+use crate::with_position;
+
+/// Why a player could not be made or could not move.
+#[derive(Debug)]
+pub enum PlayError {
+    /// The spec string is malformed.
+    Spec(String),
+    /// The player cannot play these rules (e.g. `perfect` under `awari-basic`).
+    Unsupported(String),
+    /// The solver failed.
+    Solver(String),
+    /// A file could not be read or written.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayError::Spec(s) | PlayError::Unsupported(s) | PlayError::Solver(s) => f.write_str(s),
+            PlayError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+impl From<std::io::Error> for PlayError {
+    fn from(e: std::io::Error) -> PlayError {
+        PlayError::Io(e)
+    }
+}
+
+/// A player: asked for one action at a time (again after each extra turn).
+pub trait Player: Send {
+    /// The spec it was made from, e.g. `alphabeta:6`.
+    fn name(&self) -> String;
+
+    /// The action for the side to move in `game` (the game is not over).
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError>;
+
+    /// The game it played from seat `seat` is over.
+    fn game_over(&mut self, _game: &Game, _seat: usize) -> Result<(), PlayError> {
+        Ok(())
+    }
+
+    /// Nodes searched so far, for engines that search.
+    fn nodes(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A parsed player spec (see the module docs).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum PlayerSpec {
+    /// `human`.
+    Human,
+    /// `random[:SEED]`.
+    Random(Option<u64>),
+    /// `greedy`.
+    Greedy,
+    /// `minimax:D`.
+    Minimax(u32),
+    /// `alphabeta:D`.
+    AlphaBeta(u32),
+    /// `perfect`.
+    Perfect,
+    /// `learner[:FILE]`.
+    Learner(Option<PathBuf>),
+}
+
+/// Deepest `minimax:D` / `alphabeta:D` accepted.
+pub const MAX_DEPTH: u32 = 30;
+
+/// The learner's memory when no file is named.
+pub const DEFAULT_LEARNER_FILE: &str = "kalah-learner.txt";
+
+impl FromStr for PlayerSpec {
+    type Err = PlayError;
+
+    fn from_str(s: &str) -> Result<PlayerSpec, PlayError> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let bad = |why: &str| PlayError::Spec(format!("invalid player '{s}': {why}"));
+        let depth = |a: Option<&str>| -> Result<u32, PlayError> {
+            let d: u32 = a
+                .ok_or_else(|| bad("give a depth, e.g. alphabeta:6"))?
+                .parse()
+                .map_err(|_| bad("the depth must be a whole number"))?;
+            if !(1..=MAX_DEPTH).contains(&d) {
+                return Err(bad(&format!("the depth must be 1 to {MAX_DEPTH}")));
+            }
+            Ok(d)
+        };
+        let none = |spec: PlayerSpec| match arg {
+            None => Ok(spec),
+            Some(_) => Err(bad("takes no argument")),
+        };
+        match name {
+            "human" => none(PlayerSpec::Human),
+            "random" => match arg {
+                None => Ok(PlayerSpec::Random(None)),
+                Some(a) => a
+                    .parse()
+                    .map(|seed| PlayerSpec::Random(Some(seed)))
+                    .map_err(|_| bad("the seed must be a whole number")),
+            },
+            "greedy" => none(PlayerSpec::Greedy),
+            "minimax" => Ok(PlayerSpec::Minimax(depth(arg)?)),
+            "alphabeta" => Ok(PlayerSpec::AlphaBeta(depth(arg)?)),
+            "perfect" => none(PlayerSpec::Perfect),
+            "learner" => match arg {
+                Some("") => Err(bad("give a file name after 'learner:'")),
+                a => Ok(PlayerSpec::Learner(a.map(PathBuf::from))),
+            },
+            _ => Err(bad(
+                "expected human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect or \
+                 learner[:FILE]",
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Human => f.write_str("human"),
+            PlayerSpec::Random(None) => f.write_str("random"),
+            PlayerSpec::Random(Some(seed)) => write!(f, "random:{seed}"),
+            PlayerSpec::Greedy => f.write_str("greedy"),
+            PlayerSpec::Minimax(d) => write!(f, "minimax:{d}"),
+            PlayerSpec::AlphaBeta(d) => write!(f, "alphabeta:{d}"),
+            PlayerSpec::Perfect => f.write_str("perfect"),
+            PlayerSpec::Learner(None) => f.write_str("learner"),
+            PlayerSpec::Learner(Some(p)) => write!(f, "learner:{}", p.display()),
+        }
+    }
+}
+
+/// What engines may use: databases, threads, table size, a seed for unseeded randomness.
+#[derive(Clone, Default)]
+pub struct Resources {
+    /// Endgame databases for `perfect` (matching houses and rules), if any.
+    pub db: Option<Arc<Tablebase>>,
+    /// Solver threads for `perfect`.
+    pub threads: usize,
+    /// Solver table size in MiB for `perfect` (0: by the seeds).
+    pub tt_mib: usize,
+    /// Seed for `random` without one.
+    pub seed: u64,
+}
+
+impl PlayerSpec {
+    /// Makes the player for games of `rules` on `houses` houses a side. `human` cannot be made
+    /// here (the command line reads the terminal): it is an error.
+    pub fn make(
+        &self,
+        houses: usize,
+        seeds: u32,
+        rules: PlayRules,
+        res: &Resources,
+    ) -> Result<Box<dyn Player>, PlayError> {
+        Ok(match self {
+            PlayerSpec::Human => {
+                return Err(PlayError::Unsupported("a human player needs a terminal".into()));
+            }
+            PlayerSpec::Random(seed) => Box::new(RandomPlayer {
+                rng: Rng::new(seed.unwrap_or(res.seed)),
+                spec: self.clone(),
+            }),
+            PlayerSpec::Greedy => Box::new(Greedy),
+            PlayerSpec::Minimax(d) => Box::new(Searcher::new(*d, false)),
+            PlayerSpec::AlphaBeta(d) => Box::new(Searcher::new(*d, true)),
+            PlayerSpec::Perfect => Box::new(Perfect::new(houses, seeds, rules, res)?),
+            PlayerSpec::Learner(file) => {
+                let path = file.clone().unwrap_or_else(|| DEFAULT_LEARNER_FILE.into());
+                Box::new(Learner::open(path, self.clone())?)
+            }
+        })
+    }
+}
+
+struct RandomPlayer {
+    rng: Rng,
+    spec: PlayerSpec,
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        let actions = game.legal_actions();
+        Ok(actions[self.rng.below(actions.len() as u64) as usize])
+    }
+}
+
+struct Greedy;
+
+/// The most seeds the side to move can bank this turn, following its own extra turns.
+fn banked_this_turn(state: &PlayState) -> u32 {
+    let Some(me) = state.to_move() else {
+        return 0;
+    };
+    state
+        .legal_moves()
+        .into_iter()
+        .map(|mv| {
+            let mut next = *state;
+            let sown = next.play(mv);
+            let gained = next.store(me) - state.store(me);
+            if sown.extra_turn {
+                gained + banked_this_turn(&next)
+            } else {
+                gained
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+impl Player for Greedy {
+    fn name(&self) -> String {
+        "greedy".into()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        let state = game.state();
+        let me = state.to_move().expect("the game is not over");
+        // The first (lowest) house among those that bank the most.
+        let mut best = None;
+        for mv in state.legal_moves() {
+            let mut next = *state;
+            let sown = next.play(mv);
+            let mut gained = next.store(me) - state.store(me);
+            if sown.extra_turn {
+                gained += banked_this_turn(&next);
+            }
+            if best.is_none_or(|(g, _)| gained > g) {
+                best = Some((gained, mv));
+            }
+        }
+        Ok(Action::Sow(best.expect("a legal move").1))
+    }
+}
+
+/// `minimax:D` and `alphabeta:D`: depth-limited search on the store difference.
+pub struct Searcher {
+    depth: u32,
+    pruning: bool,
+    nodes: u64,
+}
+
+impl Searcher {
+    /// A depth-`depth` searcher, with alpha-beta pruning or plain minimax.
+    pub fn new(depth: u32, pruning: bool) -> Searcher {
+        Searcher {
+            depth,
+            pruning,
+            nodes: 0,
+        }
+    }
+
+    /// The depth-limited value of `state` for the side to move (its store difference after
+    /// `depth` sowings, or at the end of the game) and the first best move.
+    pub fn search(&mut self, state: &PlayState) -> (i32, Option<Move>) {
+        let mut best: Option<(i32, Move)> = None;
+        for mv in state.legal_moves() {
+            let alpha = best.map_or(i32::MIN + 1, |(v, _)| v);
+            let v = self.move_value(state, mv, self.depth - 1, alpha, i32::MAX);
+            if best.is_none_or(|(b, _)| v > b) {
+                best = Some((v, mv));
+            }
+        }
+        match best {
+            Some((v, mv)) => (v, Some(mv)),
+            None => (state.store_difference(Side::South), None),
+        }
+    }
+
+    /// The value for the mover of sowing `mv` on `state`, then `depth` more sowings.
+    fn move_value(&mut self, state: &PlayState, mv: Move, depth: u32, alpha: i32, beta: i32) -> i32 {
+        let me = state.to_move().expect("a move to make");
+        let mut next = *state;
+        next.play(mv);
+        match next.to_move() {
+            Some(side) if side == me => self.negamax(&next, depth, alpha, beta),
+            Some(_) => -self.negamax(&next, depth, -beta, -alpha),
+            None => next.store_difference(me),
+        }
+    }
+
+    /// Negamax value of `state` for its side to move, `depth` sowings deep: exact within
+    /// (alpha, beta) with pruning, a bound outside it (fail-soft); exact always without.
+    fn negamax(&mut self, state: &PlayState, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        let Some(me) = state.to_move() else {
+            unreachable!("finished games are valued by the caller")
+        };
+        if depth == 0 {
+            return state.store_difference(me);
+        }
+        let mut best = i32::MIN;
+        for mv in state.legal_moves() {
+            let v = self.move_value(state, mv, depth - 1, alpha, beta);
+            best = best.max(v);
+            if self.pruning {
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+impl Player for Searcher {
+    fn name(&self) -> String {
+        let kind = if self.pruning { "alphabeta" } else { "minimax" };
+        format!("{kind}:{}", self.depth)
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        let state = game.state();
+        let (value, mv) = self.search(state);
+        // Pie rule: own South's side instead if the position is bad for the side to move.
+        if game.can_swap() && value < 0 {
+            return Ok(Action::Swap);
+        }
+        Ok(Action::Sow(mv.expect("the game is not over")))
+    }
+
+    fn nodes(&self) -> Option<u64> {
+        Some(self.nodes)
+    }
+}
+
+/// `perfect`: the exact solver, one for the whole game (its table stays warm).
+struct Perfect {
+    solver: Solver,
+}
+
+impl Perfect {
+    fn new(houses: usize, seeds: u32, rules: PlayRules, res: &Resources) -> Result<Perfect, PlayError> {
+        let Some(rules) = rules.kalah() else {
+            return Err(PlayError::Unsupported(format!(
+                "the perfect player solves Kalah rules only, not {rules}"
+            )));
+        };
+        let total = 2 * houses as u32 * seeds;
+        let config = SolverConfig {
+            threads: res.threads.max(1),
+            tt_mib: match (res.tt_mib, &res.db) {
+                (0, Some(db)) => crate::search::auto_tt_mib_with_db(total, db.max_level()),
+                (0, None) => crate::search::auto_tt_mib(total),
+                (mib, _) => mib,
+            },
+            ..SolverConfig::default()
+        };
+        let solver_error = |e: crate::SolveError| PlayError::Solver(e.to_string());
+        let mut solver = Solver::new(houses, rules, config).map_err(solver_error)?;
+        if let Some(db) = &res.db {
+            solver = solver.with_tablebase(db.clone()).map_err(solver_error)?;
+        }
+        Ok(Perfect { solver })
+    }
+}
+
+impl Player for Perfect {
+    fn name(&self) -> String {
+        "perfect".into()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        let rules = game.rules().rules.kalah().expect("checked at creation");
+        let pos = AnyPosition::from_setup(&game.state().to_setup(), rules)
+            .map_err(|e| PlayError::Solver(format!("cannot solve this position: {e}")))?;
+        let best = with_position!(pos, p => self.solver.best_move(&p))
+            .map_err(|e| PlayError::Solver(e.to_string()))?;
+        let (value, mv) = best.expect("the game is not over");
+        // Swap when the side to move loses from here: after a swap its final margin, negated,
+        // is ours.
+        if game.can_swap() && value < 0 {
+            return Ok(Action::Swap);
+        }
+        Ok(Action::Sow(mv))
+    }
+
+    fn nodes(&self) -> Option<u64> {
+        Some(self.solver.nodes())
+    }
+}
