@@ -1,13 +1,366 @@
-//! `kalah play`: a game at the terminal (to be written).
+//! `kalah play`: a game at the terminal (or from piped input), engines and humans.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
+use clap::builder::TypedValueParser as _;
+use kalah::db::{Access, Tablebase};
+use kalah::play::record::{Record, now_utc};
+use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources};
+use kalah::{AnyPosition, Solver, SolverConfig, with_position};
 
 use super::CliError;
 
-/// Play a game.
+/// Play a game of Kalah: humans at the terminal, engines, or both.
+///
+/// The board is drawn after every move. A human types a house number (1..M, counted from their
+/// own side, house M next to their store), `hint` (the exact value of every legal move, when
+/// the position can be solved quickly), `undo` (take back your last move and the replies to
+/// it), `swap` (under --pie, as North after South's first turn) or `quit` (save the game so far
+/// and stop). Input may be piped: each line is one command.
+///
+/// Players: human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, learner[:FILE].
 #[derive(Args, Debug)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    /// Houses a side, M (1 to 12).
+    #[arg(long, short = 'm', default_value_t = 6)]
+    houses: usize,
+    /// Seeds a house at the start, N.
+    #[arg(long, short = 'n', default_value_t = 4)]
+    seeds: u32,
+    /// Rule set: standard, empty-capture or awari-basic (the 1973 BASIC game).
+    #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
+    rules: PlayRules,
+    /// The pie rule: North may answer South's first turn with `swap` and take South's side.
+    #[arg(long)]
+    pie: bool,
+    /// Who plays South (moves first).
+    #[arg(long, default_value = "human", value_name = "SPEC")]
+    south: String,
+    /// Who plays North.
+    #[arg(long, default_value = "alphabeta:6", value_name = "SPEC")]
+    north: String,
+    /// Endgame databases for `perfect` and for hints.
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+    /// Write the game record here at the end (and on `quit`).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Hints solve positions with at most this many seeds on the board (or in the database).
+    #[arg(long, default_value_t = 30, value_name = "S")]
+    hint_seeds: u32,
+    /// Solver threads for `perfect` and hints (default: all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+}
 
-pub fn run(_args: PlayArgs) -> Result<(), CliError> {
-    Err(CliError::failure("not yet"))
+/// Parses a play rule set for clap (so the help lists the choices).
+pub fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
+    clap::builder::PossibleValuesParser::new(PlayRules::ALL.map(PlayRules::as_str))
+        .map(|s| s.parse::<PlayRules>().expect("listed rules parse"))
+}
+
+/// Where `quit` saves when no --record is given.
+const SAVED_GAME: &str = "kalah-saved-game.txt";
+
+/// Checks the variant of a game to be played.
+pub fn game_rules(
+    houses: usize,
+    seeds: u32,
+    rules: PlayRules,
+    pie: bool,
+) -> Result<GameRules, CliError> {
+    kalah::Variant::new(houses, u64::from(seeds), rules.kalah().unwrap_or_default())
+        .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
+    if seeds == 0 {
+        return Err(CliError::input("--seeds must be at least 1"));
+    }
+    Ok(GameRules {
+        houses,
+        seeds,
+        rules,
+        pie,
+    })
+}
+
+/// The databases in `dir` for `rules`, if a directory is given (Kalah rules only).
+pub fn open_db(
+    dir: &Option<PathBuf>,
+    rules: GameRules,
+) -> Result<Option<Arc<Tablebase>>, CliError> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let Some(kalah) = rules.rules.kalah() else {
+        return Err(CliError::input(
+            "--db needs standard or empty-capture rules",
+        ));
+    };
+    Tablebase::open(dir, rules.houses, kalah, Access::Map)
+        .map(|t| Some(Arc::new(t)))
+        .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
+}
+
+pub fn run(args: PlayArgs) -> Result<(), CliError> {
+    let rules = game_rules(args.houses, args.seeds, args.rules, args.pie)?;
+    let db = open_db(&args.db, rules)?;
+    let threads = match args.threads {
+        Some(0) => return Err(CliError::input("--threads must be at least 1")),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let res = Resources {
+        db: db.clone(),
+        threads,
+        tt_mib: 0,
+        seed: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64),
+    };
+    let specs = [&args.south, &args.north].map(|s| {
+        s.parse::<PlayerSpec>()
+            .map_err(|e| CliError::input(e.to_string()))
+    });
+    let mut players: Vec<Option<Box<dyn Player>>> = Vec::new();
+    for spec in specs {
+        let spec = spec?;
+        players.push(match spec {
+            PlayerSpec::Human => None,
+            spec => Some(
+                spec.make(rules.houses, rules.seeds, rules.rules, &res)
+                    .map_err(|e| CliError::input(format!("cannot make player {spec}: {e}")))?,
+            ),
+        });
+    }
+    let names = [args.south.clone(), args.north.clone()];
+    let mut session = Session {
+        game: Game::new(rules),
+        names,
+        hints: Hints {
+            db,
+            solver: None,
+            threads,
+            limit: args.hint_seeds,
+        },
+        input: std::io::stdin().lock(),
+        interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
+    };
+    println!(
+        "{rules}: {} (South) against {} (North)",
+        session.names[0], session.names[1]
+    );
+    let finished = session.play(&mut players)?;
+    let record = Record::of(
+        &session.game,
+        &session.names[0],
+        &session.names[1],
+        Some(now_utc()),
+    );
+    let path = match (&args.record, finished) {
+        (Some(path), _) => Some(path.clone()),
+        (None, false) => Some(PathBuf::from(SAVED_GAME)),
+        (None, true) => None,
+    };
+    if let Some(path) = path {
+        std::fs::write(&path, record.to_text())
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        println!("game saved to {}", path.display());
+    }
+    if finished {
+        for (seat, player) in players.iter_mut().enumerate() {
+            if let Some(p) = player {
+                p.game_over(&session.game, seat)
+                    .map_err(|e| CliError::failure(format!("{}: {e}", p.name())))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Exact values for `hint`, when the position is small enough.
+struct Hints {
+    db: Option<Arc<Tablebase>>,
+    solver: Option<Solver>,
+    threads: usize,
+    limit: u32,
+}
+
+impl Hints {
+    /// The text of a hint for `game`.
+    fn hint(&mut self, game: &Game) -> String {
+        let state = game.state();
+        let Some(rules) = state.rules().kalah() else {
+            return "no hints under awari-basic rules (the solver plays Kalah)".into();
+        };
+        let Ok(pos) = AnyPosition::from_setup(&state.to_setup(), rules) else {
+            return "no hint for this position".into();
+        };
+        if let Some(db) = &self.db {
+            if let Ok(Some(a)) = with_position!(pos.clone(), p => db.analyze(&p)) {
+                return describe(&a);
+            }
+        }
+        let seeds = state.seeds_on_board();
+        if seeds > self.limit {
+            return format!(
+                "no hint: {seeds} seeds on the board, more than can be solved quickly ({}; see \
+                 --hint-seeds and --db)",
+                self.limit
+            );
+        }
+        if self.solver.is_none() {
+            let config = SolverConfig {
+                threads: self.threads,
+                tt_mib: kalah::search::auto_tt_mib(seeds),
+                ..SolverConfig::default()
+            };
+            match Solver::new(state.houses_per_side(), rules, config) {
+                Ok(s) => self.solver = Some(s),
+                Err(e) => return format!("no hint: {e}"),
+            }
+        }
+        let solver = self.solver.as_ref().expect("just made");
+        match with_position!(pos, p => solver.analyze(&p, true, &mut |_| {})) {
+            Ok(a) => describe(&a),
+            Err(e) => format!("no hint: {e}"),
+        }
+    }
+}
+
+fn describe(a: &kalah::Analysis) -> String {
+    let values: Vec<String> = a
+        .moves
+        .iter()
+        .map(|m| format!("{}:{:+}", m.mv, m.value))
+        .collect();
+    let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
+    format!(
+        "exact values (final margin for you, stores included): {}; best: {}",
+        values.join("  "),
+        best.join(" ")
+    )
+}
+
+/// What a human typed.
+enum Ask {
+    Act(Action),
+    Redraw,
+    Quit,
+}
+
+struct Session<R: BufRead> {
+    game: Game,
+    names: [String; 2],
+    hints: Hints,
+    input: R,
+    /// Whether the input is a terminal (its lines are echoed by the terminal itself).
+    interactive: bool,
+}
+
+impl<R: BufRead> Session<R> {
+    /// Plays until the game ends (`true`) or a human quits (`false`).
+    fn play(&mut self, players: &mut [Option<Box<dyn Player>>]) -> Result<bool, CliError> {
+        loop {
+            let state = self.game.state();
+            println!("\n{}", state.render().trim_end());
+            // The drawing's last line already gives the result once the game is over.
+            let Some(side) = state.to_move() else {
+                return Ok(true);
+            };
+            let seat = self.game.seat(side);
+            let who = self.names[seat].clone();
+            let action = match &mut players[seat] {
+                Some(engine) => {
+                    let action = engine
+                        .choose(&self.game)
+                        .map_err(|e| CliError::failure(format!("{who}: {e}")))?;
+                    println!("{side} ({who}) plays {action}");
+                    action
+                }
+                None => match self.ask(side)? {
+                    Ask::Act(action) => action,
+                    Ask::Redraw => continue,
+                    Ask::Quit => return Ok(false),
+                },
+            };
+            self.game
+                .play(action)
+                .map_err(|e| CliError::failure(format!("{who} chose {action}: {e}")))?;
+        }
+    }
+
+    /// Prompts the human playing `side` until a legal action, `undo` or `quit`.
+    fn ask(&mut self, side: kalah::Side) -> Result<Ask, CliError> {
+        let m = self.game.rules().houses;
+        loop {
+            let swap = if self.game.can_swap() { ", swap" } else { "" };
+            print!("{side}, your move (1-{m}, hint, undo{swap}, quit): ");
+            let _ = std::io::stdout().flush();
+            let mut line = String::new();
+            let read = self
+                .input
+                .read_line(&mut line)
+                .map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
+            if read == 0 {
+                println!("\nend of input: stopping");
+                return Ok(Ask::Quit);
+            }
+            let line = line.trim();
+            if !self.interactive {
+                // Piped input: show what was read, so the transcript reads like a session.
+                println!("{line}");
+            }
+            match line {
+                "" => continue,
+                "quit" | "q" => return Ok(Ask::Quit),
+                "hint" | "h" => println!("{}", self.hints.hint(&self.game)),
+                "undo" | "u" => {
+                    if self.undo(side) {
+                        return Ok(Ask::Redraw);
+                    }
+                }
+                _ => match line.parse::<Action>() {
+                    Ok(action) if self.game.legal_actions().contains(&action) => {
+                        return Ok(Ask::Act(action));
+                    }
+                    Ok(Action::Swap) => println!("swap is not allowed now"),
+                    Ok(action) => {
+                        let why = self.game.clone().play(action).err().map(|e| e.to_string());
+                        println!("{}", why.unwrap_or_else(|| "not allowed now".into()));
+                    }
+                    Err(_) => {
+                        println!("'{line}' is not a house number (1-{m}), hint, undo{swap} or quit")
+                    }
+                },
+            }
+        }
+    }
+
+    /// Takes back the last action of the human now playing `side` and everything after it;
+    /// `false` if there is none.
+    fn undo(&mut self, side: kalah::Side) -> bool {
+        let seat = self.game.seat(side);
+        let game = &self.game;
+        // The last action made by this seat (whichever side it played then).
+        let last = (0..game.actions().len()).rev().find(|&i| {
+            let before = game.truncated(i);
+            before
+                .state()
+                .to_move()
+                .is_some_and(|s| before.seat(s) == seat)
+        });
+        match last {
+            Some(i) => {
+                self.game = self.game.truncated(i);
+                println!("taken back to before action {}", i + 1);
+                true
+            }
+            None => {
+                println!("nothing to undo");
+                false
+            }
+        }
+    }
 }

@@ -70,7 +70,11 @@ pub struct GameRules {
 
 impl fmt::Display for GameRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Kalah({},{}), {} rules", self.houses, self.seeds, self.rules)?;
+        write!(
+            f,
+            "Kalah({},{}), {} rules",
+            self.houses, self.seeds, self.rules
+        )?;
         if self.pie {
             f.write_str(", pie rule")?;
         }
@@ -145,8 +149,12 @@ impl Game {
 
     /// Every action the side to move may take.
     pub fn legal_actions(&self) -> Vec<Action> {
-        let mut actions: Vec<Action> =
-            self.state.legal_moves().into_iter().map(Action::Sow).collect();
+        let mut actions: Vec<Action> = self
+            .state
+            .legal_moves()
+            .into_iter()
+            .map(Action::Sow)
+            .collect();
         if self.can_swap() {
             actions.push(Action::Swap);
         }

@@ -34,7 +34,10 @@ pub struct Learner {
 
 fn key(rules: GameRules) -> String {
     let pie = if rules.pie { " pie" } else { "" };
-    format!("Kalah({},{}) {}{pie}", rules.houses, rules.seeds, rules.rules)
+    format!(
+        "Kalah({},{}) {}{pie}",
+        rules.houses, rules.seeds, rules.rules
+    )
 }
 
 impl Learner {
@@ -116,7 +119,12 @@ impl Player for Learner {
         if game.margin(seat) > 0 {
             return Ok(());
         }
-        let opening: Vec<Action> = game.actions().iter().take(OPENING).map(|&(_, a)| a).collect();
+        let opening: Vec<Action> = game
+            .actions()
+            .iter()
+            .take(OPENING)
+            .map(|&(_, a)| a)
+            .collect();
         let variant = key(game.rules());
         let text: Vec<String> = opening.iter().map(Action::to_string).collect();
         let line = format!("{variant}: {}\n", text.join(" "));

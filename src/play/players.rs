@@ -192,7 +192,9 @@ impl PlayerSpec {
     ) -> Result<Box<dyn Player>, PlayError> {
         Ok(match self {
             PlayerSpec::Human => {
-                return Err(PlayError::Unsupported("a human player needs a terminal".into()));
+                return Err(PlayError::Unsupported(
+                    "a human player needs a terminal".into(),
+                ));
             }
             PlayerSpec::Random(seed) => Box::new(RandomPlayer {
                 rng: Rng::new(seed.unwrap_or(res.seed)),
@@ -310,7 +312,14 @@ impl Searcher {
     }
 
     /// The value for the mover of sowing `mv` on `state`, then `depth` more sowings.
-    fn move_value(&mut self, state: &PlayState, mv: Move, depth: u32, alpha: i32, beta: i32) -> i32 {
+    fn move_value(
+        &mut self,
+        state: &PlayState,
+        mv: Move,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
         let me = state.to_move().expect("a move to make");
         let mut next = *state;
         next.play(mv);
@@ -373,7 +382,12 @@ struct Perfect {
 }
 
 impl Perfect {
-    fn new(houses: usize, seeds: u32, rules: PlayRules, res: &Resources) -> Result<Perfect, PlayError> {
+    fn new(
+        houses: usize,
+        seeds: u32,
+        rules: PlayRules,
+        res: &Resources,
+    ) -> Result<Perfect, PlayError> {
         let Some(rules) = rules.kalah() else {
             return Err(PlayError::Unsupported(format!(
                 "the perfect player solves Kalah rules only, not {rules}"

@@ -169,7 +169,12 @@ impl Record {
                         pie = match value {
                             "yes" => true,
                             "no" => false,
-                            _ => return Err(err(n, format!("pie must be yes or no, not '{value}'"))),
+                            _ => {
+                                return Err(err(
+                                    n,
+                                    format!("pie must be yes or no, not '{value}'"),
+                                ));
+                            }
                         }
                     }
                     "south" => south = value.to_owned(),
@@ -193,7 +198,8 @@ impl Record {
                 .collect::<Result<Vec<_>, _>>()?;
             turns.push((n, side, actions));
         }
-        let (houses, seeds) = variant.ok_or_else(|| err(0, "missing 'variant: Kalah(M,N)' line".into()))?;
+        let (houses, seeds) =
+            variant.ok_or_else(|| err(0, "missing 'variant: Kalah(M,N)' line".into()))?;
         let rules = rules.ok_or_else(|| err(0, "missing 'rules:' line".into()))?;
         let game_rules = GameRules {
             houses,
@@ -212,7 +218,8 @@ impl Record {
                     }
                     Some(_) => {}
                 }
-                game.play(action).map_err(|e| err(n, format!("{action}: {e}")))?;
+                game.play(action)
+                    .map_err(|e| err(n, format!("{action}: {e}")))?;
                 actions.push(action);
             }
         }
@@ -235,7 +242,10 @@ fn parse_variant(value: &str) -> Result<(usize, u32), String> {
     let (m, n) = inner.split_once(',').ok_or_else(bad)?;
     let m: usize = m.trim().parse().map_err(|_| bad())?;
     let n: u32 = n.trim().parse().map_err(|_| bad())?;
-    if !(1..=MAX_HOUSES).contains(&m) || n == 0 || 2 * m as u64 * u64::from(n) > u64::from(MAX_SEEDS) {
+    if !(1..=MAX_HOUSES).contains(&m)
+        || n == 0
+        || 2 * m as u64 * u64::from(n) > u64::from(MAX_SEEDS)
+    {
         return Err(format!("{value} is outside the supported variants"));
     }
     Ok((m, n))

@@ -133,7 +133,10 @@ impl PlayState {
         let row = |r: &[u32]| r.iter().map(|&s| u64::from(s)).collect();
         Setup {
             houses: m,
-            stores: [u64::from(self.store(Side::South)), u64::from(self.store(Side::North))],
+            stores: [
+                u64::from(self.store(Side::South)),
+                u64::from(self.store(Side::North)),
+            ],
             south: row(&self.pits[..m]),
             north: row(&self.pits[m + 1..2 * m + 1]),
             to_move: self.to_move(),
@@ -181,7 +184,10 @@ impl PlayState {
 
     /// Seeds left on the board.
     pub fn seeds_on_board(&self) -> u32 {
-        self.houses(Side::South).iter().chain(self.houses(Side::North)).sum()
+        self.houses(Side::South)
+            .iter()
+            .chain(self.houses(Side::North))
+            .sum()
     }
 
     /// `side`'s store minus the other's.

@@ -409,7 +409,10 @@ impl Solver {
 
     /// The value of `pos` (stores included, for the side to move) and its lowest optimal move,
     /// without the dearer parts of [`Solver::analyze`]; `None` once the game is over.
-    pub fn best_move<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<(i32, Move)>, SolveError> {
+    pub fn best_move<L: Lanes>(
+        &self,
+        pos: &Position<L>,
+    ) -> Result<Option<(i32, Move)>, SolveError> {
         self.check(pos)?;
         if pos.to_move().is_none() {
             return Ok(None);

@@ -1,0 +1,413 @@
+//! Play: the play state against the packed engine under Kalah rules, the awari-basic rules one
+//! by one (boards drawn), the pie rule, records, the engines (alphabeta == minimax), the
+//! learner, and scripted games through the `kalah play` binary.
+
+use std::process::{Command, Stdio};
+
+use kalah::play::players::Searcher;
+use kalah::play::record::Record;
+use kalah::play::{Action, Game, GameRules, PlayRules, PlayState, Player, PlayerSpec, Resources};
+use kalah::{Move, Narrow, Position, Rng, Rules, Side};
+
+fn mv(h: usize) -> Move {
+    Move::new(h).unwrap()
+}
+
+#[test]
+fn under_kalah_rules_the_play_state_moves_as_the_packed_engine() {
+    let mut rng = Rng::new(42);
+    for rules in [Rules::Standard, Rules::EmptyCapture] {
+        for m in 1..=8 {
+            for n in 1..=5 {
+                let mut state = PlayState::start(m, n, PlayRules::Kalah(rules));
+                let mut pos = Position::<Narrow>::from_setup(&state.to_setup(), rules).unwrap();
+                while let Some(side) = state.to_move() {
+                    assert_eq!(pos.to_move(), Some(side));
+                    let moves = state.legal_moves();
+                    assert_eq!(moves, pos.legal_moves());
+                    let choice = moves[rng.below(moves.len() as u64) as usize];
+                    let sown = state.play(choice);
+                    let (next, sowing) = pos.play(choice).unwrap();
+                    assert_eq!(sown.extra_turn, sowing.extra_turn);
+                    assert_eq!(sown.captured, sowing.captured);
+                    assert_eq!(sown.game_over, sowing.game_over);
+                    pos = next;
+                    assert_eq!(state.to_setup(), pos.to_setup(), "Kalah({m},{n}) {rules}");
+                }
+                assert!(pos.is_finished());
+            }
+        }
+    }
+}
+
+/// A state from rows (South's and North's houses in sowing order), stores and side.
+fn awari(south: &[u32], north: &[u32], stores: [u32; 2], to_move: Side) -> PlayState {
+    let setup = kalah::Setup {
+        houses: south.len(),
+        stores: stores.map(u64::from),
+        south: south.iter().map(|&s| u64::from(s)).collect(),
+        north: north.iter().map(|&s| u64::from(s)).collect(),
+        to_move: Some(to_move),
+    };
+    PlayState::from_setup(&setup, PlayRules::AwariBasic)
+}
+
+#[test]
+fn awari_basic_sows_both_homes() {
+    //        N3  N2  N1
+    //  [0]   1   1   1   [0]
+    //        1   1   5        South sows house 3 (5 seeds): S-store, N1, N2, N3, N-store.
+    let mut s = awari(&[1, 1, 5], &[1, 1, 1], [0, 0], Side::South);
+    s.play(mv(3));
+    assert_eq!(s.store(Side::South), 1);
+    assert_eq!(s.store(Side::North), 1, "the opponent's home is sown too");
+    assert_eq!(s.houses(Side::North), &[2, 2, 2]);
+    assert_eq!(s.to_move(), Some(Side::North));
+}
+
+#[test]
+fn awari_basic_allows_one_extra_move_a_turn() {
+    // South's house 3 holds 1: it reaches the store, an extra move; house 2's 2 seeds reach
+    // the store again, but a second move never earns a third.
+    let mut s = awari(&[2, 2, 1], &[1, 1, 1], [0, 0], Side::South);
+    let first = s.play(mv(3));
+    assert!(first.extra_turn);
+    assert_eq!(s.to_move(), Some(Side::South));
+    let second = s.play(mv(2));
+    assert!(!second.extra_turn);
+    assert_eq!(s.store(Side::South), 2);
+    assert_eq!(s.to_move(), Some(Side::North));
+    // Under Kalah rules the same two sowings chain.
+    let mut k = PlayState::from_setup(
+        &awari(&[2, 2, 1], &[1, 1, 1], [0, 0], Side::South).to_setup(),
+        PlayRules::Kalah(Rules::Standard),
+    );
+    assert!(k.play(mv(3)).extra_turn);
+    assert!(k.play(mv(2)).extra_turn);
+    assert_eq!(k.to_move(), Some(Side::South));
+}
+
+#[test]
+fn awari_basic_captures_on_either_side() {
+    //        N3  N2  N1
+    //  [0]   2   0   3   [0]      South sows house 3 (3 seeds): S-store, N1 (4), N2 (1: was
+    //        4   1   3            empty) -> captures it with the house facing N2 (South 2).
+    let mut s = awari(&[4, 1, 3], &[3, 0, 2], [0, 0], Side::South);
+    let sown = s.play(mv(3));
+    assert_eq!(sown.captured, 2);
+    assert_eq!(s.houses(Side::North), &[4, 0, 2]);
+    assert_eq!(s.houses(Side::South), &[4, 0, 0]);
+    assert_eq!(s.store(Side::South), 1 + 2);
+    // No capture when the facing house is empty.
+    let mut s = awari(&[4, 0, 3], &[3, 0, 2], [0, 0], Side::South);
+    assert_eq!(s.play(mv(3)).captured, 0);
+}
+
+#[test]
+fn awari_basic_leftovers_count_for_nobody() {
+    // South's last seed goes home; South's side is empty: the game ends, North's 6 seeds stay.
+    let mut s = awari(&[0, 0, 1], &[1, 2, 3], [5, 4], Side::South);
+    let sown = s.play(mv(3));
+    assert!(sown.game_over);
+    assert_eq!(s.to_move(), None);
+    assert_eq!((s.store(Side::South), s.store(Side::North)), (6, 4));
+    assert_eq!(
+        s.houses(Side::North),
+        &[1, 2, 3],
+        "left on the board, for nobody"
+    );
+    // Under Kalah rules North would sweep them.
+    let mut k = PlayState::from_setup(
+        &awari(&[0, 0, 1], &[1, 2, 3], [5, 4], Side::South).to_setup(),
+        PlayRules::Kalah(Rules::Standard),
+    );
+    k.play(mv(3));
+    assert_eq!(k.store(Side::North), 10);
+}
+
+fn rules(m: usize, n: u32, rules: PlayRules, pie: bool) -> GameRules {
+    GameRules {
+        houses: m,
+        seeds: n,
+        rules,
+        pie,
+    }
+}
+
+#[test]
+fn the_pie_rule_swaps_seats_once_after_souths_first_turn() {
+    let mut game = Game::new(rules(4, 3, PlayRules::Kalah(Rules::Standard), true));
+    assert!(!game.can_swap(), "South has not moved");
+    assert!(game.play(Action::Swap).is_err());
+    // South's house 2 (3 seeds) ends in the store: an extra turn, still no swap.
+    game.play(Action::Sow(mv(2))).unwrap();
+    assert!(!game.can_swap());
+    game.play(Action::Sow(mv(1))).unwrap();
+    assert_eq!(game.state().to_move(), Some(Side::North));
+    assert!(game.can_swap());
+    assert_eq!(game.seat(Side::North), 1);
+    game.play(Action::Swap).unwrap();
+    assert!(game.swapped());
+    assert_eq!(game.seat(Side::North), 0, "seat 0 now plays North");
+    assert_eq!(game.side_of(1), Side::South);
+    assert_eq!(game.state().to_move(), Some(Side::North));
+    assert!(!game.can_swap(), "only once");
+    game.play(Action::Sow(mv(1))).unwrap();
+    // The record keeps the swap and reads back the same game.
+    let record = Record::of(&game, "a", "b", None);
+    let text = record.to_text();
+    assert!(text.contains("south 2-1\nnorth swap\nnorth 1\n"), "{text}");
+    let parsed = Record::parse(&text).unwrap();
+    assert_eq!(parsed, record);
+    assert!(parsed.replay().unwrap().swapped());
+    // Without the pie rule there is no swap.
+    let mut plain = Game::new(rules(4, 3, PlayRules::Kalah(Rules::Standard), false));
+    plain.play(Action::Sow(mv(1))).unwrap();
+    assert!(!plain.legal_actions().contains(&Action::Swap));
+}
+
+#[test]
+fn records_round_trip_and_bad_lines_are_named() {
+    let mut rng = Rng::new(5);
+    for r in PlayRules::ALL {
+        let mut game = Game::new(rules(6, 4, r, false));
+        while game.state().to_move().is_some() {
+            let actions = game.legal_actions();
+            game.play(actions[rng.below(actions.len() as u64) as usize])
+                .unwrap();
+        }
+        let record = Record::of(
+            &game,
+            "random:1",
+            "random:2",
+            Some("2026-11-21 10:00 UTC".into()),
+        );
+        let text = record.to_text();
+        let back = Record::parse(&text).unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.replay().unwrap().state(), game.state());
+    }
+    let bad = "variant: Kalah(3,2)\nrules: standard\n\nsouth 1\nsouth 2\n";
+    let err = Record::parse(bad).unwrap_err();
+    assert_eq!(err.line, 5, "{err}");
+    assert!(err.to_string().contains("North is to move"), "{err}");
+    assert!(
+        Record::parse("rules: standard\nsouth 1\n").is_err(),
+        "no variant"
+    );
+    let err = Record::parse("variant: Kalah(3,2)\nrules: standard\nsouth 7\n").unwrap_err();
+    assert!(err.to_string().contains("does not exist"), "{err}");
+}
+
+#[test]
+fn alphabeta_finds_the_minimax_values_with_fewer_nodes() {
+    let mut rng = Rng::new(9);
+    for r in PlayRules::ALL {
+        for _ in 0..30 {
+            let mut state = PlayState::start(6, 4, r);
+            for _ in 0..rng.below(12) {
+                let moves = state.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                state.play(moves[rng.below(moves.len() as u64) as usize]);
+            }
+            if state.is_over() {
+                continue;
+            }
+            for depth in [1, 3, 5] {
+                let mut minimax = Searcher::new(depth, false);
+                let mut alphabeta = Searcher::new(depth, true);
+                assert_eq!(
+                    minimax.search(&state),
+                    alphabeta.search(&state),
+                    "{r} depth {depth}"
+                );
+                assert!(alphabeta.nodes() <= minimax.nodes());
+            }
+        }
+    }
+    let mut minimax = Searcher::new(6, false);
+    let mut alphabeta = Searcher::new(6, true);
+    let start = PlayState::start(6, 4, PlayRules::Kalah(Rules::Standard));
+    minimax.search(&start);
+    alphabeta.search(&start);
+    assert!(alphabeta.nodes().unwrap() * 4 < minimax.nodes().unwrap());
+}
+
+#[test]
+fn player_specs_parse_and_refuse_nonsense() {
+    for spec in [
+        "human",
+        "random",
+        "random:7",
+        "greedy",
+        "minimax:3",
+        "alphabeta:8",
+        "perfect",
+        "learner",
+        "learner:x.txt",
+    ] {
+        assert_eq!(spec.parse::<PlayerSpec>().unwrap().to_string(), spec);
+    }
+    for bad in [
+        "",
+        "alphabeta",
+        "alphabeta:0",
+        "minimax:x",
+        "random:-1",
+        "greedy:2",
+        "god",
+    ] {
+        assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+    }
+    let res = Resources::default();
+    assert!(
+        PlayerSpec::Perfect
+            .make(6, 3, PlayRules::AwariBasic, &res)
+            .is_err()
+    );
+}
+
+/// Plays a whole game between two players (seat 0 starts as South).
+fn play_out(game: &mut Game, players: &mut [Box<dyn Player>; 2]) {
+    while let Some(side) = game.state().to_move() {
+        let seat = game.seat(side);
+        let action = players[seat].choose(game).unwrap();
+        game.play(action).unwrap();
+    }
+    for (seat, p) in players.iter_mut().enumerate() {
+        p.game_over(game, seat).unwrap();
+    }
+}
+
+#[test]
+fn the_learner_avoids_the_openings_it_lost() {
+    let dir = std::env::temp_dir().join(format!("kalah-learner-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("memory.txt");
+    let _ = std::fs::remove_file(&file);
+    let spec: PlayerSpec = format!("learner:{}", file.display()).parse().unwrap();
+    let r = rules(4, 4, PlayRules::Kalah(Rules::Standard), false);
+    let res = Resources {
+        threads: 1,
+        ..Resources::default()
+    };
+    // The learner plays North against the perfect player: it cannot win Kalah(4,4) (+2 for
+    // South), so every game is remembered and the next one opens differently.
+    let mut openings = Vec::new();
+    for _ in 0..3 {
+        let mut players = [
+            PlayerSpec::Perfect.make(4, 4, r.rules, &res).unwrap(),
+            spec.make(4, 4, r.rules, &res).unwrap(),
+        ];
+        let mut game = Game::new(r);
+        play_out(&mut game, &mut players);
+        assert!(game.margin(1) < 0);
+        let opening: Vec<Action> = game.actions().iter().take(8).map(|&(_, a)| a).collect();
+        assert!(
+            !openings.contains(&opening),
+            "an opening it lost was repeated"
+        );
+        openings.push(opening);
+    }
+    let memory = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(memory.lines().count(), 3, "{memory}");
+    assert!(memory.starts_with("Kalah(4,4) standard: "), "{memory}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `kalah play` with `input` on stdin, in a temporary directory; returns stdout.
+fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("kalah-play-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .arg("play")
+        .args(args)
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_scripted_game_through_stdin() {
+    let dir = std::env::temp_dir().join(format!("kalah-play-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("game.txt");
+    // Kalah(2,1): South 2 sows into the store (extra turn), then South 1 captures North's
+    // house 1 and empties South's side: 3 to 1.
+    let (ok, out, err) = play_cli(
+        &[
+            "-m",
+            "2",
+            "-n",
+            "1",
+            "--north",
+            "greedy",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+        "7\nfoo\nhint\n2\nundo\n2\n1\n",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("house 7 does not exist"), "{out}");
+    assert!(out.contains("'foo' is not a house number"), "{out}");
+    assert!(out.contains("exact values"), "{out}");
+    assert!(out.contains("taken back"), "{out}");
+    assert!(
+        out.contains("game over: South 3 North 1 after the sweep; South wins by 2"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&record).unwrap();
+    let parsed = Record::parse(&text).unwrap();
+    assert_eq!(parsed.actions, [Action::Sow(mv(2)), Action::Sow(mv(1))]);
+    assert!(text.contains("south 2-1"), "{text}");
+
+    // quit saves the game so far; end of input too.
+    let (ok, out, _) = play_cli(
+        &["-m", "3", "-n", "2", "--north", "alphabeta:2"],
+        "1\nquit\n",
+    );
+    assert!(ok);
+    assert!(out.contains("game saved to kalah-saved-game.txt"), "{out}");
+    // Engines only, awari-basic, pie rule: runs to the end without input.
+    let (ok, out, err) = play_cli(
+        &[
+            "--rules",
+            "awari-basic",
+            "-m",
+            "6",
+            "-n",
+            "3",
+            "--pie",
+            "--south",
+            "greedy",
+            "--north",
+            "alphabeta:3",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("game over"), "{out}");
+    // A bad player spec is an input error, one line.
+    let (ok, _, err) = play_cli(&["--north", "wizard"], "");
+    assert!(!ok);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
