@@ -292,11 +292,13 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
         let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
         let checked: u64 = report.levels.iter().map(|l| l.checked).sum();
         if !args.json {
-            bar.println(format!(
-                "{houses} houses, {rules} rules, levels 0..={}: ok ({entries} entries, checksums \
-                 match, {checked} checked against their moves)",
-                base.max_level()
-            ));
+            bar.suspend(|| {
+                println!(
+                    "{houses} houses, {rules} rules, levels 0..={}: ok ({entries} entries, \
+                     checksums match, {checked} checked against their moves)",
+                    base.max_level()
+                )
+            });
         }
         databases.push(json!({
             "houses": houses,
