@@ -60,6 +60,12 @@ pub mod rng;
 pub mod rules;
 pub mod search;
 
+/// For the `kalah` binary: end quietly when the output is closed (see the command line).
+#[doc(hidden)]
+pub fn default_sigpipe() {
+    memory::default_sigpipe();
+}
+
 pub use board::{Board, Sowing};
 pub use lanes::{Lanes, Narrow, Wide};
 pub use notation::{NotationError, ParseMoveError, Turn};

@@ -3,5 +3,6 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
+    kalah::default_sigpipe();
     cli::main()
 }

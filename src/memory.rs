@@ -1,5 +1,6 @@
 //! The crate's unsafe code, all of it: large zero-initialised tables of atomics, read-only maps
-//! of database files, byte buffers shared between builder threads, and the prefetch hint.
+//! of database files, byte buffers shared between builder threads, the prefetch hint, and the
+//! SIGPIPE reset of the command line.
 //!
 //! A transposition table of several GiB must not be written once just to be cleared, and must
 //! not pay a TLB miss on every probe. So a table is an anonymous memory map (zeroed by the
@@ -110,6 +111,17 @@ pub fn atomic_bytes(bytes: &mut [u8]) -> &[AtomicU8] {
     // of `bytes` is held for as long as the returned slice lives, so the bytes are accessed only
     // through the atomics meanwhile.
     unsafe { std::slice::from_raw_parts(bytes.as_mut_ptr() as *const AtomicU8, bytes.len()) }
+}
+
+/// Restores the default action of SIGPIPE (end the process quietly), as command-line tools
+/// expect: `kalah ... | head` then stops when `head` does, instead of failing on a write.
+pub fn default_sigpipe() {
+    #[cfg(unix)]
+    // Safety: `signal` with SIG_DFL only resets the disposition of one signal; it is called
+    // once at start-up, before any thread exists, and installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).

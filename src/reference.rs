@@ -149,7 +149,7 @@ impl RefPosition {
         effect
     }
 
-    /// perft by the same definition as [`crate::perft`], counted one sowing at a time.
+    /// perft by the same definition as [`crate::perft()`], counted one sowing at a time.
     pub fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;

@@ -1,13 +1,376 @@
-//! `kalah match`: two players, many games (to be written).
+//! `kalah match`: two engines, many games in parallel, A's wins, draws, losses and margin.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
+use clap::builder::TypedValueParser as _;
+use indicatif::{ProgressBar, ProgressStyle};
+use kalah::db::{Access, Tablebase};
+use kalah::play::arena::{GameResult, MatchConfig, MatchReport, play_match};
+use kalah::play::record::{Record, now_utc};
+use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
+use serde_json::json;
 
 use super::CliError;
+use super::args::print_json;
 
-/// Play a match between two players.
+/// Parses a play rule-set name for clap (so the help lists the choices).
+fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
+    clap::builder::PossibleValuesParser::new(PlayRules::ALL.map(PlayRules::as_str))
+        .map(|s| s.parse::<PlayRules>().expect("listed rules parse"))
+}
+
+/// Play a match between two engines: many games, in parallel, counted for player A.
+///
+/// Games go in pairs: both games of a pair start with the same random opening (K random
+/// sowings, --opening-plies), A is South in the first and B in the second, so neither gains
+/// from the side it plays. An odd --games plays one last game with A as South.
+///
+/// Players: random[:SEED], greedy, minimax:D, alphabeta:D, perfect (Kalah rules only; with
+/// --db it reads the endgame databases), learner[:FILE]. `random:S` plays game g with seed
+/// S+g; plain `random` with a seed drawn from --seed. The same --seed replays the same match.
 #[derive(Args, Debug)]
-pub struct MatchArgs {}
+pub struct MatchArgs {
+    /// Player A, the one the results are counted for (e.g. alphabeta:6).
+    #[arg(value_name = "A")]
+    a: String,
 
-pub fn run(_args: MatchArgs) -> Result<(), CliError> {
-    Err(CliError::failure("not yet"))
+    /// Player B (e.g. random).
+    #[arg(value_name = "B")]
+    b: String,
+
+    /// Games to play (pairs of games share an opening).
+    #[arg(long, short = 'g', value_name = "N")]
+    games: usize,
+
+    /// Houses a side, M (1 to 12).
+    #[arg(long, short = 'm', default_value_t = 6)]
+    houses: usize,
+
+    /// Seeds a house at the start, N.
+    #[arg(long, short = 'n', default_value_t = 4)]
+    seeds: u64,
+
+    /// Rule set: `standard`, `empty-capture` (a lone last seed opposite an empty house is
+    /// banked too) or `awari-basic` (the 1973 BASIC game).
+    #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
+    rules: PlayRules,
+
+    /// The pie rule: North may answer South's first turn by taking over South's side.
+    #[arg(long)]
+    pie: bool,
+
+    /// Random sowings at the start of each pair of games, so that deterministic engines do
+    /// not play one game over and over (under the pie rule the opening stops when North may
+    /// swap).
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    opening_plies: usize,
+
+    /// Seed of the openings and of unseeded random players.
+    #[arg(long, value_name = "X", default_value_t = 1)]
+    seed: u64,
+
+    /// Endgame database directory for the perfect player (Kalah rules only; see `kalah db
+    /// build`).
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+
+    /// Games played at once (default: all cores). The results do not depend on it.
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+
+    /// Write every game to DIR as a game record, game-0001.txt, game-0002.txt, ... (the
+    /// directory is created; files of the same names are replaced).
+    #[arg(long, value_name = "DIR")]
+    record: Option<PathBuf>,
+
+    /// One line per game: sides, margin, stores and the nodes each searching player used.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+
+    /// Print JSON (see the README for the fields; with --verbose it lists every game).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    let spec = |s: &str| {
+        s.parse::<PlayerSpec>()
+            .map_err(|e| CliError::input(e.to_string()))
+    };
+    let (a, b) = (spec(&args.a)?, spec(&args.b)?);
+    for (role, s) in [("A", &a), ("B", &b)] {
+        if *s == PlayerSpec::Human {
+            return Err(CliError::input(format!(
+                "player {role} is human: a match is between engines (play one yourself with \
+                 `kalah play`)"
+            )));
+        }
+    }
+    if args.games == 0 {
+        return Err(CliError::input("--games must be at least 1"));
+    }
+    let variant = kalah::Variant::new(args.houses, args.seeds, kalah::Rules::Standard)
+        .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
+    let rules = GameRules {
+        houses: variant.houses(),
+        seeds: variant.seeds(),
+        rules: args.rules,
+        pie: args.pie,
+    };
+    let config = MatchConfig {
+        rules,
+        games: args.games,
+        opening_plies: args.opening_plies,
+        seed: args.seed,
+    };
+    let db = match (&args.db, rules.rules.kalah()) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(CliError::input(
+                "--db: the endgame databases are for Kalah rules, not awari-basic",
+            ));
+        }
+        (Some(dir), Some(kalah_rules)) => Some(Arc::new(
+            Tablebase::open(dir, rules.houses, kalah_rules, Access::Map)
+                .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
+        )),
+    };
+    let threads = match args.threads {
+        Some(0) => return Err(CliError::input("--threads must be at least 1")),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("kalah-match-{i}"))
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start the worker threads: {e}")))?;
+    if let Some(dir) = &args.record {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CliError::failure(format!(
+                "cannot create the directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    let res = Resources {
+        db,
+        threads: 1,
+        tt_mib: 0,
+        seed: args.seed,
+    };
+
+    let bar = ProgressBar::new(args.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {elapsed} eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    // Verbose lines are printed in game order as soon as the games before them are done.
+    let pending = Mutex::new((0usize, BTreeMap::<usize, String>::new()));
+    let record_error = Mutex::new(None::<String>);
+    let on_game = |r: &GameResult| {
+        if let Some(dir) = &args.record
+            && let Err(e) = write_record(dir, r, &a, &b, &config)
+        {
+            record_error.lock().expect("not poisoned").get_or_insert(e);
+        }
+        if args.verbose && !args.json {
+            let mut guard = pending.lock().expect("not poisoned");
+            let (next, ready) = &mut *guard;
+            ready.insert(r.index, game_line(r, args.games));
+            while let Some(line) = ready.remove(next) {
+                bar.suspend(|| println!("{line}"));
+                *next += 1;
+            }
+        }
+    };
+    let progress = |done: usize| bar.set_position(done as u64);
+    let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
+    bar.finish_and_clear();
+    let report = report.map_err(|e| match e {
+        // A player that cannot be made or cannot play these rules: the user's choice.
+        PlayError::Spec(m) | PlayError::Unsupported(m) => CliError::input(m),
+        other => CliError::failure(other.to_string()),
+    })?;
+    if let Some(e) = record_error.into_inner().expect("not poisoned") {
+        return Err(CliError::failure(e));
+    }
+    if args.json {
+        print_json(&match_json(&report, &args, &a, &b, &config));
+    } else {
+        print_summary(&report, &a, &b, &config, threads);
+    }
+    Ok(())
+}
+
+/// Writes game `r` to `dir/game-NNNN.txt` (numbered from 1).
+fn write_record(
+    dir: &std::path::Path,
+    r: &GameResult,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+) -> Result<(), String> {
+    let (south, north) = if r.a_started_south() { (a, b) } else { (b, a) };
+    let text = Record::of(
+        &r.game,
+        &south.to_string(),
+        &north.to_string(),
+        Some(now_utc()),
+    )
+    .to_text();
+    // A comment after the first line: where the game comes from (comments are ignored when
+    // the record is read).
+    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    let note = format!(
+        "# kalah match: A {a}, B {b}, game {} of {}, seed {}; the first {} action{} the \
+         random opening\n",
+        r.index + 1,
+        config.games,
+        config.seed,
+        r.opening,
+        if r.opening == 1 { " is" } else { "s are" },
+    );
+    let path = dir.join(format!("game-{:04}.txt", r.index + 1));
+    std::fs::write(&path, format!("{first}\n{note}{rest}"))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn nodes_text(nodes: Option<u64>) -> String {
+    nodes.map_or("-".to_owned(), |n| n.to_string())
+}
+
+/// The --verbose line of one game.
+fn game_line(r: &GameResult, games: usize) -> String {
+    let width = games.to_string().len();
+    let side = if r.a_started_south() {
+        "South"
+    } else {
+        "North"
+    };
+    let swapped = if r.game.swapped() { " (swapped)" } else { "" };
+    format!(
+        "game {:>width$}: A {side}{swapped}, A {:+}, stores A {} B {}, nodes A {} B {}, {} actions",
+        r.index + 1,
+        r.margin_a,
+        r.store_a,
+        r.store_b,
+        nodes_text(r.nodes_a),
+        nodes_text(r.nodes_b),
+        r.game.actions().len(),
+    )
+}
+
+fn print_summary(
+    report: &MatchReport,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    threads: usize,
+) {
+    let s = &report.stats;
+    let pairs = config.games / 2;
+    let single = if config.games % 2 == 1 {
+        " and one single game"
+    } else {
+        ""
+    };
+    println!(
+        "{}: A = {a}, B = {b}; {} games: {pairs} pair{}{single}, {} random sowing{} to open each",
+        config.rules,
+        s.games,
+        if pairs == 1 { "" } else { "s" },
+        config.opening_plies,
+        if config.opening_plies == 1 { "" } else { "s" },
+    );
+    println!(
+        "A: {} win{}, {} draw{}, {} loss{} (score {:.1}%)",
+        s.wins,
+        if s.wins == 1 { "" } else { "s" },
+        s.draws,
+        if s.draws == 1 { "" } else { "s" },
+        s.losses,
+        if s.losses == 1 { "" } else { "es" },
+        100.0 * s.score()
+    );
+    println!("seeds: A {}, B {}", s.seeds_a, s.seeds_b);
+    match s.margin_ci95 {
+        Some(ci) => println!(
+            "A's margin: {:+.2} ± {ci:.2} a game (95% confidence, normal approximation)",
+            s.margin_mean
+        ),
+        None => println!("A's margin: {:+.2}", s.margin_mean),
+    }
+    if s.nodes_a.is_some() || s.nodes_b.is_some() {
+        let per_game = |n: Option<u64>| match n {
+            Some(n) => format!("{n} ({:.0} a game)", n as f64 / s.games as f64),
+            None => "-".to_owned(),
+        };
+        println!(
+            "nodes: A {}, B {}",
+            per_game(s.nodes_a),
+            per_game(s.nodes_b)
+        );
+    }
+    println!(
+        "time: {:.2} s on {threads} thread{}",
+        report.elapsed.as_secs_f64(),
+        if threads == 1 { "" } else { "s" }
+    );
+}
+
+fn match_json(
+    report: &MatchReport,
+    args: &MatchArgs,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+) -> serde_json::Value {
+    let s = &report.stats;
+    let r = config.rules;
+    let mut out = json!({
+        "variant": format!("Kalah({},{})", r.houses, r.seeds),
+        "rules": r.rules.as_str(),
+        "pie": r.pie,
+        "a": a.to_string(),
+        "b": b.to_string(),
+        "games": s.games,
+        "wins": s.wins,
+        "draws": s.draws,
+        "losses": s.losses,
+        "seeds_a": s.seeds_a,
+        "seeds_b": s.seeds_b,
+        "margin_mean": s.margin_mean,
+        "margin_ci95": s.margin_ci95,
+        "nodes_a": s.nodes_a,
+        "nodes_b": s.nodes_b,
+        "opening_plies": config.opening_plies,
+        "seed": config.seed,
+        "time_ms": report.elapsed.as_millis() as u64,
+    });
+    if args.verbose {
+        out["results"] = report
+            .games
+            .iter()
+            .map(|g| {
+                json!({
+                    "game": g.index + 1,
+                    "a_side": if g.a_started_south() { "south" } else { "north" },
+                    "swapped": g.game.swapped(),
+                    "margin_a": g.margin_a,
+                    "store_a": g.store_a,
+                    "store_b": g.store_b,
+                    "nodes_a": g.nodes_a,
+                    "nodes_b": g.nodes_b,
+                    "actions": g.game.actions().iter().map(|(_, a)| a.to_string()).collect::<Vec<_>>(),
+                    "opening": g.opening,
+                })
+            })
+            .collect();
+    }
+    out
 }

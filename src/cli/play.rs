@@ -198,7 +198,7 @@ impl Hints {
             return "no hint for this position".into();
         };
         if let Some(db) = &self.db {
-            if let Ok(Some(a)) = with_position!(pos.clone(), p => db.analyze(&p)) {
+            if let Ok(Some(a)) = with_position!(pos, p => db.analyze(&p)) {
                 return describe(&a);
             }
         }

@@ -1,13 +1,389 @@
-//! `kalah replay`: a recorded game, move by move (to be written).
+//! `kalah replay`: a recorded game move by move, each sowing valued exactly where it can be.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use kalah::db::{Access, Tablebase};
+use kalah::play::record::{Record, result_text};
+use kalah::play::{Action, Game, PlayRules, PlayState};
+use kalah::{AnyPosition, Lanes, Move, Position, Rules, Side, Solver, SolverConfig, with_position};
+use serde_json::json;
 
 use super::CliError;
+use super::args::print_json;
 
-/// Replay a recorded game.
+/// Replay a recorded game: every position, the action played and, under Kalah rules, the exact
+/// value of each sowing against the best one (the mistake, in seeds).
+///
+/// Values are final store differences for the side that moves, stores included, under
+/// perfect play from there on. A sowing is valued when its position is in the endgame
+/// database (--db) or has at most S seeds on the board (--solve-seeds, searched). The pie
+/// rule's swap, and under the pie rule the moves before North's answer to South's first
+/// turn, are not valued (the solver does not know the swap); nothing is valued under
+/// awari-basic rules.
 #[derive(Args, Debug)]
-pub struct ReplayArgs {}
+pub struct ReplayArgs {
+    /// The game record (as `kalah match --record` and `kalah play` write them).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
 
-pub fn run(_args: ReplayArgs) -> Result<(), CliError> {
-    Err(CliError::failure("not yet"))
+    /// Endgame database directory (see `kalah db build`): positions with few enough seeds are
+    /// read from it at once, and the search probes it.
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+
+    /// Search the positions with at most S seeds on the board (0: value only what the
+    /// database holds). Each such position is solved exactly: keep S small for big variants.
+    #[arg(long, value_name = "S", default_value_t = 30)]
+    solve_seeds: u32,
+
+    /// Print JSON (see the README for the fields).
+    #[arg(long)]
+    json: bool,
+}
+
+/// The exact value of one sowing.
+struct Valuation {
+    /// The sowing's value for the mover.
+    value: i32,
+    /// The position's value for the mover (its best sowing's).
+    best: i32,
+    /// The lowest best house.
+    best_move: Move,
+    /// `"database"` or `"search"`.
+    source: &'static str,
+}
+
+/// One action of the game, with the position before it.
+struct Ply {
+    state: PlayState,
+    side: Side,
+    seat: usize,
+    action: Action,
+    valuation: Option<Valuation>,
+}
+
+/// Values sowings: from the database when it holds the position, else by one solver shared by
+/// the whole replay (its table stays warm from one position to the next).
+struct Judge {
+    rules: Rules,
+    db: Option<Arc<Tablebase>>,
+    solver: Solver,
+    solve_seeds: u32,
+}
+
+impl Judge {
+    fn new(
+        houses: usize,
+        rules: Rules,
+        db: Option<Arc<Tablebase>>,
+        solve_seeds: u32,
+    ) -> Result<Judge, CliError> {
+        let tt_mib = match &db {
+            Some(db) => kalah::search::auto_tt_mib_with_db(solve_seeds, db.max_level()),
+            None => kalah::search::auto_tt_mib(solve_seeds),
+        };
+        let config = SolverConfig {
+            tt_mib,
+            ..SolverConfig::default()
+        };
+        let fail =
+            |e: kalah::SolveError| CliError::failure(format!("cannot start the solver: {e}"));
+        let mut solver = Solver::new(houses, rules, config).map_err(fail)?;
+        if let Some(db) = &db {
+            solver = solver.with_tablebase(db.clone()).map_err(fail)?;
+        }
+        Ok(Judge {
+            rules,
+            db,
+            solver,
+            solve_seeds,
+        })
+    }
+
+    /// The value of sowing `mv` in `state` against the best, if the position is in the
+    /// database or has few enough seeds on the board.
+    fn value(&self, state: &PlayState, mv: Move) -> Result<Option<Valuation>, CliError> {
+        let pos = AnyPosition::from_setup(&state.to_setup(), self.rules)
+            .map_err(|e| CliError::failure(format!("a replayed position is invalid: {e}")))?;
+        with_position!(pos, p => self.value_of(&p, mv))
+    }
+
+    fn value_of<L: Lanes>(&self, p: &Position<L>, mv: Move) -> Result<Option<Valuation>, CliError> {
+        if let Some(db) = &self.db {
+            let found = db
+                .analyze(p)
+                .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
+            if let Some(a) = found {
+                let value = a
+                    .moves
+                    .iter()
+                    .find(|m| m.mv == mv)
+                    .expect("the database values every legal move")
+                    .value;
+                return Ok(Some(Valuation {
+                    value,
+                    best: a.value,
+                    best_move: a.best[0],
+                    source: "database",
+                }));
+            }
+        }
+        if p.seeds_on_board() > self.solve_seeds {
+            return Ok(None);
+        }
+        let solve = |q: &Position<L>| {
+            self.solver
+                .best_move(q)
+                .map_err(|e| CliError::failure(format!("cannot solve: {e}")))
+        };
+        let me = p.to_move().expect("a position with a move to make");
+        let (best, best_move) = solve(p)?.expect("the game is not over");
+        let value = if mv == best_move {
+            best
+        } else {
+            let (child, _) = p
+                .play(mv)
+                .map_err(|e| CliError::failure(format!("a replayed sowing is illegal: {e}")))?;
+            match child.to_move() {
+                None => child.outcome().expect("a finished game").margin(me),
+                Some(side) => {
+                    let v = solve(&child)?.expect("the game is not over").0;
+                    if side == me { v } else { -v }
+                }
+            }
+        };
+        Ok(Some(Valuation {
+            value,
+            best,
+            best_move,
+            source: "search",
+        }))
+    }
+}
+
+pub fn run(args: ReplayArgs) -> Result<(), CliError> {
+    let file = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| CliError::input(format!("cannot read {file}: {e}")))?;
+    let record = Record::parse(&text).map_err(|e| {
+        if e.line == 0 {
+            CliError::input(format!("invalid record {file}: {}", e.message))
+        } else {
+            CliError::input(format!(
+                "invalid record {file}, line {}: {}",
+                e.line, e.message
+            ))
+        }
+    })?;
+    let rules = record.rules;
+    let kalah_rules = rules.rules.kalah();
+    let db = match (&args.db, kalah_rules) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(CliError::input(
+                "--db: the endgame databases are for Kalah rules, not awari-basic",
+            ));
+        }
+        (Some(dir), Some(r)) => Some(Arc::new(
+            Tablebase::open(dir, rules.houses, r, Access::Map)
+                .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
+        )),
+    };
+    let judge = match kalah_rules {
+        Some(r) => Some(Judge::new(rules.houses, r, db, args.solve_seeds)?),
+        None => None,
+    };
+
+    let bar = ProgressBar::new(record.actions.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} actions valued, {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let mut game = Game::new(rules);
+    let mut plies = Vec::with_capacity(record.actions.len());
+    for &action in &record.actions {
+        let state = *game.state();
+        let side = state
+            .to_move()
+            .expect("a parsed record has only legal actions");
+        // Under the pie rule, North may still swap until it has answered South's first turn.
+        let swap_ahead = rules.pie && game.actions().iter().all(|&(s, _)| s == Side::South);
+        let valuation = match (action, &judge) {
+            (Action::Sow(mv), Some(judge)) if !swap_ahead => judge.value(&state, mv)?,
+            _ => None,
+        };
+        plies.push(Ply {
+            state,
+            side,
+            seat: game.seat(side),
+            action,
+            valuation,
+        });
+        game.play(action)
+            .expect("a parsed record has only legal actions");
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    if args.json {
+        print_json(&replay_json(&record, &plies, &game));
+    } else {
+        print_replay(&record, &plies, &game, &args, Path::new(&args.file));
+    }
+    Ok(())
+}
+
+/// `'<...>'` (and ` north`) for a play state, as the other commands write positions.
+fn literal(state: &PlayState) -> String {
+    AnyPosition::from_setup(&state.to_setup(), Rules::Standard)
+        .map_or_else(|_| "?".to_owned(), |p| p.to_string())
+}
+
+fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value {
+    let r = record.rules;
+    let names = [&record.south, &record.north];
+    let moves: Vec<serde_json::Value> = plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v = p.valuation.as_ref();
+            json!({
+                "ply": i + 1,
+                "side": p.side.as_str(),
+                "player": names[p.seat],
+                "action": p.action.to_string(),
+                "position": literal(&p.state),
+                "value": v.map(|v| v.value),
+                "best": v.map(|v| v.best),
+                "best_move": v.map(|v| v.best_move.house()),
+                "mistake": v.map(|v| v.best - v.value),
+                "source": v.map(|v| v.source),
+            })
+        })
+        .collect();
+    json!({
+        "variant": format!("Kalah({},{})", r.houses, r.seeds),
+        "rules": r.rules.as_str(),
+        "pie": r.pie,
+        "south": record.south,
+        "north": record.north,
+        "date": record.date,
+        "moves": moves,
+        "result": result_text(game),
+        "final_position": literal(game.state()),
+    })
+}
+
+fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, file: &Path) {
+    let r = record.rules;
+    let names = [&record.south, &record.north];
+    println!(
+        "{r}: South {}, North {} ({}{})",
+        record.south,
+        record.north,
+        file.display(),
+        record
+            .date
+            .as_ref()
+            .map_or(String::new(), |d| format!(", {d}"))
+    );
+    match r.rules {
+        PlayRules::AwariBasic => {
+            println!(
+                "awari-basic rules: the moves are not valued (the solver knows Kalah rules only)"
+            )
+        }
+        PlayRules::Kalah(_) => {
+            let db = args.db.as_ref().map_or(String::new(), |d| {
+                format!("is in the database in {} or ", d.display())
+            });
+            println!(
+                "values: final store differences for the mover under perfect play, stores \
+                 included; a sowing is valued when its position {db}has at most {} seeds on \
+                 the board",
+                args.solve_seeds
+            );
+            if r.pie {
+                println!(
+                    "pie rule: South's first turn and North's answer are not valued (the solver \
+                     does not know the swap)"
+                );
+            }
+        }
+    }
+    // Per seat: seeds lost, mistakes made, sowings valued.
+    let mut tally = [(0i64, 0usize, 0usize); 2];
+    for (i, p) in plies.iter().enumerate() {
+        println!();
+        println!("{}", p.state.render());
+        let head = format!("{}. {} ({}): {}", i + 1, p.side, names[p.seat], p.action);
+        let verdict = match (&p.valuation, p.action) {
+            (_, Action::Swap) => "the pie rule's swap (not valued)".to_owned(),
+            (Some(v), _) => {
+                let t = &mut tally[p.seat];
+                t.2 += 1;
+                let mistake = v.best - v.value;
+                if mistake == 0 {
+                    format!("value {:+} (best)", v.value)
+                } else {
+                    t.0 += i64::from(mistake);
+                    t.1 += 1;
+                    format!(
+                        "value {:+}, best {:+} (house {}): a mistake of {mistake} seed{}",
+                        v.value,
+                        v.best,
+                        v.best_move,
+                        if mistake == 1 { "" } else { "s" }
+                    )
+                }
+            }
+            (None, _) => match r.rules {
+                PlayRules::AwariBasic => "not valued".to_owned(),
+                PlayRules::Kalah(_) => format!(
+                    "not valued ({} seeds on the board)",
+                    p.state.seeds_on_board()
+                ),
+            },
+        };
+        println!("{head}    {verdict}");
+    }
+    println!();
+    let drawing = game.state().render();
+    match result_text(game) {
+        Some(result) => {
+            // The drawing's last line judges the game by Kalah's sweep; the result line below
+            // is right under every rule set.
+            let board = drawing
+                .rsplit_once('\n')
+                .map_or(drawing.as_str(), |(b, _)| b);
+            println!("{board}");
+            println!("result: {result}");
+        }
+        None => {
+            println!("{drawing}");
+            println!("result: unfinished");
+        }
+    }
+    if r.rules.kalah().is_some() {
+        let line: Vec<String> = (0..2)
+            .map(|seat| {
+                let (seeds, count, valued) = tally[seat];
+                format!(
+                    "{} ({}) {seeds} seed{} in {count} of {valued} valued sowings",
+                    names[seat],
+                    if seat == 0 {
+                        "started South"
+                    } else {
+                        "started North"
+                    },
+                    if seeds == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        println!("mistakes: {}", line.join("; "));
+    }
 }

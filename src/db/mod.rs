@@ -1,11 +1,11 @@
 //! Endgame databases: the exact f of every board with up to K seeds, one file per level.
 //!
 //! - [`index`]: the perfect rank of the boards of one level ([`Layout`]).
-//! - [`format`]: the level file (header, checksum).
+//! - [`mod@format`]: the level file (header, checksum).
 //! - [`storage`]: where a level's bytes live (memory map, plain reads, memory).
-//! - [`build`]: retrograde construction, level by level, in parallel.
+//! - [`mod@build`]: retrograde construction, level by level, in parallel.
 //! - [`tablebase`]: a directory of levels, opened on first use, and the probe.
-//! - [`verify`]: checksums, headers and the one-ply consistency of the entries.
+//! - [`mod@verify`]: checksums, headers and the one-ply consistency of the entries.
 //!
 //! A level depends only on the levels below it and on boards of its own level reached by
 //! sowings that stay on the mover's side and pass the turn. Such a sowing moves seeds towards

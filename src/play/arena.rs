@@ -1,1 +1,351 @@
-//! Matches (to come).
+//! Matches: two players, many games, played in parallel, with the first-move advantage paired
+//! away.
+//!
+//! Kalah favours one side (South wins Kalah(4,3) by 6 with perfect play), so a match plays
+//! its games in **pairs**: game `2i` has player A as South (seat 0) and B as North, game
+//! `2i + 1` has B as South and A as North, both from the same **opening**. An opening is
+//! [`MatchConfig::opening_plies`] random legal sowings made at the start of the game, drawn
+//! once per pair from a generator seeded by [`MatchConfig::seed`] and the pair's number: the
+//! deterministic engines (`greedy`, `minimax:D`, `alphabeta:D`, `perfect`) would otherwise
+//! play one game over and over. The opening avoids sowings that end the game (it stops early
+//! if every sowing would), and under the pie rule it stops when North may swap, so that
+//! decision is always a player's. The opening's sowings are the game's first actions, made for
+//! whichever side is to move, so they belong to neither player.
+//!
+//! An odd number of games plays every whole pair and then one game of a last opening with A
+//! as South: that last game is not balanced by its twin (say so when it matters, or ask for an
+//! even number).
+//!
+//! Each game gets a fresh pair of players made with [`PlayerSpec::make`] (so no engine learns
+//! from one game to the next, except `learner` through its file). An unseeded `random` player
+//! plays game `g` with a seed drawn from [`MatchConfig::seed`], `g` and its role (A or B);
+//! `random:S` plays game `g` with seed `S + g`, so game 0 is the game `random:S` plays alone.
+//! The games run on the current rayon pool, one game per task; the `perfect` player searches
+//! on one thread (the games are the parallelism). Results do not depend on the number of
+//! threads or on the order in which games finish.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::lanes::mix64;
+use crate::play::game::{Action, Game, GameRules};
+use crate::play::players::{PlayError, Player, PlayerSpec, Resources};
+use crate::rng::Rng;
+use crate::rules::{Rules, Side, Variant};
+
+/// What a match plays.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchConfig {
+    /// The variant of every game.
+    pub rules: GameRules,
+    /// Games in all (pairs of games share an opening; see the module docs for an odd count).
+    pub games: usize,
+    /// Random sowings at the start of each pair's games (the command line's default is 2).
+    pub opening_plies: usize,
+    /// Seed of the openings and of unseeded `random` players.
+    pub seed: u64,
+}
+
+/// One finished game of a match.
+#[derive(Clone, Debug)]
+pub struct GameResult {
+    /// The game's number in the match, from 0 (`index / 2` is its pair).
+    pub index: usize,
+    /// A's seat: 0 if A started as South, 1 if A started as North.
+    pub a_seat: usize,
+    /// Actions at the start of the game that were the random opening.
+    pub opening: usize,
+    /// A's final margin: its store minus B's, where each sits at the end.
+    pub margin_a: i32,
+    /// A's final store.
+    pub store_a: u32,
+    /// B's final store.
+    pub store_b: u32,
+    /// Nodes A searched in this game (`None` for players that do not search).
+    pub nodes_a: Option<u64>,
+    /// Nodes B searched in this game.
+    pub nodes_b: Option<u64>,
+    /// Time the game took.
+    pub elapsed: Duration,
+    /// The finished game (make a [`crate::play::record::Record`] of it to write it down).
+    pub game: Game,
+}
+
+impl GameResult {
+    /// Whether A started as South.
+    pub fn a_started_south(&self) -> bool {
+        self.a_seat == 0
+    }
+
+    /// The side A played at the end of the game (after a pie-rule swap, not the one it
+    /// started on).
+    pub fn a_side(&self) -> Side {
+        self.game.side_of(self.a_seat)
+    }
+}
+
+/// Totals of a match, counted for player A.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct MatchStats {
+    /// Games played.
+    pub games: usize,
+    /// Games A won.
+    pub wins: usize,
+    /// Games drawn.
+    pub draws: usize,
+    /// Games A lost.
+    pub losses: usize,
+    /// A's final stores, summed over the games.
+    pub seeds_a: u64,
+    /// B's final stores, summed over the games.
+    pub seeds_b: u64,
+    /// A's mean margin a game (0 when no game was played).
+    pub margin_mean: f64,
+    /// Half the width of the 95% confidence interval of the mean margin, by the normal
+    /// approximation: 1.96 · s / √n, with s the sample standard deviation of the margins.
+    /// `None` with fewer than two games. The two games of a pair are correlated (same
+    /// opening), so read it as a guide, not a proof.
+    pub margin_ci95: Option<f64>,
+    /// Nodes A searched in all, if it searches.
+    pub nodes_a: Option<u64>,
+    /// Nodes B searched in all, if it searches.
+    pub nodes_b: Option<u64>,
+}
+
+impl MatchStats {
+    /// The totals of `results`.
+    pub fn of(results: &[GameResult]) -> MatchStats {
+        let n = results.len();
+        let count = |pred: fn(i32) -> bool| results.iter().filter(|r| pred(r.margin_a)).count();
+        let margins: Vec<f64> = results.iter().map(|r| f64::from(r.margin_a)).collect();
+        let mean = if n == 0 {
+            0.0
+        } else {
+            margins.iter().sum::<f64>() / n as f64
+        };
+        let ci95 = (n >= 2).then(|| {
+            let var = margins.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            1.96 * var.sqrt() / (n as f64).sqrt()
+        });
+        let nodes = |f: fn(&GameResult) -> Option<u64>| {
+            results
+                .iter()
+                .map(f)
+                .try_fold(0u64, |acc, x| x.map(|x| acc + x))
+                .filter(|_| n > 0)
+        };
+        MatchStats {
+            games: n,
+            wins: count(|m| m > 0),
+            draws: count(|m| m == 0),
+            losses: count(|m| m < 0),
+            seeds_a: results.iter().map(|r| u64::from(r.store_a)).sum(),
+            seeds_b: results.iter().map(|r| u64::from(r.store_b)).sum(),
+            margin_mean: mean,
+            margin_ci95: ci95,
+            nodes_a: nodes(|r| r.nodes_a),
+            nodes_b: nodes(|r| r.nodes_b),
+        }
+    }
+
+    /// A's score: (wins + draws / 2) / games, 0 when no game was played.
+    pub fn score(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            (self.wins as f64 + self.draws as f64 / 2.0) / self.games as f64
+        }
+    }
+}
+
+/// A finished match.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// Every game, in the order of their numbers.
+    pub games: Vec<GameResult>,
+    /// The totals for A.
+    pub stats: MatchStats,
+    /// Wall time of the whole match.
+    pub elapsed: Duration,
+}
+
+/// The random opening of pair `pair` (see the module docs).
+pub fn opening(config: &MatchConfig, pair: usize) -> Vec<Action> {
+    let mut rng = Rng::new(derive_seed(config.seed, 0x6f70_656e, pair as u64));
+    let mut game = Game::new(config.rules);
+    let mut actions = Vec::new();
+    while actions.len() < config.opening_plies && !game.can_swap() {
+        let safe: Vec<Action> = game
+            .state()
+            .legal_moves()
+            .into_iter()
+            .filter(|&mv| {
+                let mut next = *game.state();
+                !next.play(mv).game_over
+            })
+            .map(Action::Sow)
+            .collect();
+        if safe.is_empty() {
+            break;
+        }
+        let action = safe[rng.below(safe.len() as u64) as usize];
+        game.play(action).expect("a legal sowing");
+        actions.push(action);
+    }
+    actions
+}
+
+/// A seed for one purpose (`tag`) and one game or pair (`index`), spread from the match seed.
+fn derive_seed(seed: u64, tag: u64, index: u64) -> u64 {
+    mix64(seed ^ mix64(tag ^ mix64(index)))
+}
+
+/// The spec a player plays game `game` with: `random:S` becomes `random:(S + game)`.
+fn spec_for_game(spec: &PlayerSpec, game: usize) -> PlayerSpec {
+    match spec {
+        PlayerSpec::Random(Some(seed)) => PlayerSpec::Random(Some(seed.wrapping_add(game as u64))),
+        other => other.clone(),
+    }
+}
+
+/// Checks the variant and the players before any game starts.
+fn check(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    res: &Resources,
+) -> Result<(), PlayError> {
+    let r = config.rules;
+    Variant::new(r.houses, u64::from(r.seeds), Rules::Standard)
+        .map_err(|e| PlayError::Unsupported(format!("invalid variant: {e}")))?;
+    for (role, spec) in [("A", a), ("B", b)] {
+        if *spec == PlayerSpec::Human {
+            return Err(PlayError::Unsupported(format!(
+                "player {role} is human: a match is between engines (play a human with `kalah play`)"
+            )));
+        }
+        // Make it once, so that a player that cannot play these rules fails here, once.
+        spec.make(r.houses, r.seeds, r.rules, res)?;
+    }
+    Ok(())
+}
+
+/// Plays a match of `config.games` games between `a` and `b` (see the module docs), in
+/// parallel on the current rayon pool.
+///
+/// `progress` is called with the number of games finished after each one; `on_game` with
+/// each game as it finishes (in any order; `GameResult::index` says which). The first error
+/// of any player stops the match: a `human` player, a player that cannot play these rules
+/// (`perfect` under `awari-basic`), a variant out of range, or a failure during a game (named
+/// with the game's number, from 1).
+pub fn play_match(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    res: &Resources,
+    progress: &(dyn Fn(usize) + Sync),
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<MatchReport, PlayError> {
+    let started = Instant::now();
+    let res = Resources {
+        threads: 1,
+        ..res.clone()
+    };
+    check(a, b, config, &res)?;
+    let openings: Vec<Vec<Action>> = (0..config.games.div_ceil(2))
+        .map(|pair| opening(config, pair))
+        .collect();
+    let done = AtomicUsize::new(0);
+    let games = (0..config.games)
+        .into_par_iter()
+        .map(|index| {
+            let result = play_one(a, b, config, &res, index, &openings[index / 2])?;
+            on_game(&result);
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+            Ok(result)
+        })
+        .collect::<Result<Vec<GameResult>, PlayError>>()?;
+    let stats = MatchStats::of(&games);
+    Ok(MatchReport {
+        games,
+        stats,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Game `index` of a match: the opening, then the players to the end.
+fn play_one(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    config: &MatchConfig,
+    res: &Resources,
+    index: usize,
+    opening: &[Action],
+) -> Result<GameResult, PlayError> {
+    let started = Instant::now();
+    let r = config.rules;
+    let a_seat = index % 2;
+    let in_game = |e: PlayError, who: &PlayerSpec| match e {
+        PlayError::Spec(m) => PlayError::Spec(format!("game {}, {who}: {m}", index + 1)),
+        PlayError::Unsupported(m) => {
+            PlayError::Unsupported(format!("game {}, {who}: {m}", index + 1))
+        }
+        PlayError::Solver(m) => PlayError::Solver(format!("game {}, {who}: {m}", index + 1)),
+        PlayError::Io(e) => PlayError::Io(e),
+    };
+    let make = |spec: &PlayerSpec, role: u64| {
+        let res = Resources {
+            seed: derive_seed(config.seed, role, index as u64),
+            ..res.clone()
+        };
+        spec_for_game(spec, index)
+            .make(r.houses, r.seeds, r.rules, &res)
+            .map_err(|e| in_game(e, spec))
+    };
+    let (player_a, player_b) = (make(a, 1)?, make(b, 2)?);
+    // Seat 0 starts as South.
+    let (mut players, specs): ([Box<dyn Player>; 2], [&PlayerSpec; 2]) = if a_seat == 0 {
+        ([player_a, player_b], [a, b])
+    } else {
+        ([player_b, player_a], [b, a])
+    };
+    let mut game = Game::new(r);
+    for &action in opening {
+        game.play(action)
+            .expect("the opening was played on the same variant");
+    }
+    while let Some(side) = game.state().to_move() {
+        let seat = game.seat(side);
+        let action = players[seat]
+            .choose(&game)
+            .map_err(|e| in_game(e, specs[seat]))?;
+        game.play(action).map_err(|e| {
+            PlayError::Unsupported(format!(
+                "game {}, {}: chose {action}, which is illegal: {e}",
+                index + 1,
+                specs[seat]
+            ))
+        })?;
+    }
+    for (seat, player) in players.iter_mut().enumerate() {
+        player
+            .game_over(&game, seat)
+            .map_err(|e| in_game(e, specs[seat]))?;
+    }
+    let b_seat = 1 - a_seat;
+    let store = |seat: usize| game.state().store(game.side_of(seat));
+    Ok(GameResult {
+        index,
+        a_seat,
+        opening: opening.len(),
+        margin_a: game.margin(a_seat),
+        store_a: store(a_seat),
+        store_b: store(b_seat),
+        nodes_a: players[a_seat].nodes(),
+        nodes_b: players[b_seat].nodes(),
+        elapsed: started.elapsed(),
+        game,
+    })
+}

@@ -66,17 +66,7 @@ impl std::error::Error for RecordError {}
 
 /// The result line of a finished game (`None` while it goes on).
 pub fn result_text(game: &Game) -> Option<String> {
-    let state = game.state();
-    if !state.is_over() {
-        return None;
-    }
-    let (s, n) = (state.store(Side::South), state.store(Side::North));
-    let verdict = match s.cmp(&n) {
-        std::cmp::Ordering::Greater => format!("South wins by {}", s - n),
-        std::cmp::Ordering::Less => format!("North wins by {}", n - s),
-        std::cmp::Ordering::Equal => "draw".to_owned(),
-    };
-    Some(format!("South {s}, North {n}: {verdict}"))
+    game.state().result()
 }
 
 impl Record {

@@ -143,12 +143,37 @@ impl PlayState {
         }
     }
 
-    /// The board drawn as [`crate::render`] draws a position (the drawing is the same under
+    /// The board drawn as [`crate::render()`] draws a position (the drawing is the same under
     /// every rule set).
     pub fn render(&self) -> String {
         let pos = crate::position::AnyPosition::from_setup(&self.to_setup(), Rules::Standard)
             .expect("a play state is a valid setup");
-        crate::with_position!(pos, p => crate::render::render(&p))
+        let drawing = crate::with_position!(pos, p => crate::render::render(&p));
+        if !(self.over && self.rules == PlayRules::AwariBasic) {
+            return drawing;
+        }
+        // The drawing's status line tells a Kalah ending (the board swept into the stores);
+        // under awari-basic the seeds left count for nobody.
+        let board = drawing.trim_end().rsplit_once('\n').map_or("", |(b, _)| b);
+        format!(
+            "{board}\ngame over: {} ({} seeds left on the board count for nobody)\n",
+            self.result().expect("the game is over"),
+            self.seeds_on_board()
+        )
+    }
+
+    /// The result once the game is over: `South 30, North 18: South wins by 12`.
+    pub fn result(&self) -> Option<String> {
+        if !self.over {
+            return None;
+        }
+        let (s, n) = (self.store(Side::South), self.store(Side::North));
+        let verdict = match s.cmp(&n) {
+            std::cmp::Ordering::Greater => format!("South wins by {}", s - n),
+            std::cmp::Ordering::Less => format!("North wins by {}", n - s),
+            std::cmp::Ordering::Equal => "draw".to_owned(),
+        };
+        Some(format!("South {s}, North {n}: {verdict}"))
     }
 
     /// Houses a side.

@@ -1,0 +1,463 @@
+//! Matches and replays: the arena's pairing and statistics, `kalah match` and `kalah replay`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kalah::play::arena::{MatchConfig, MatchReport, play_match};
+use kalah::play::record::{Record, result_text};
+use kalah::play::{GameRules, PlayRules, PlayerSpec, Resources};
+use kalah::{AnyPosition, Rules, Side, Solver, SolverConfig, with_position};
+
+fn kalah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(args)
+        .output()
+        .expect("the kalah binary runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = kalah(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+/// A fresh, empty directory for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kalah-match-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rules(houses: usize, seeds: u32, rules: PlayRules, pie: bool) -> GameRules {
+    GameRules {
+        houses,
+        seeds,
+        rules,
+        pie,
+    }
+}
+
+fn run_match(a: &str, b: &str, config: &MatchConfig) -> MatchReport {
+    let (a, b): (PlayerSpec, PlayerSpec) = (a.parse().unwrap(), b.parse().unwrap());
+    play_match(&a, &b, config, &Resources::default(), &|_| {}, &|_| {}).unwrap()
+}
+
+fn small_solver(houses: usize, rules: Rules) -> Solver {
+    let config = SolverConfig {
+        threads: 1,
+        tt_mib: 16,
+        ..SolverConfig::default()
+    };
+    Solver::new(houses, rules, config).unwrap()
+}
+
+#[test]
+fn perfect_never_loses_to_random() {
+    for r in ["standard", "empty-capture"] {
+        let v = json(&[
+            "match", "perfect", "random", "--games", "20", "--houses", "4", "--seeds", "3",
+            "--rules", r, "--json",
+        ]);
+        assert_eq!(v["games"], 20);
+        assert_eq!(v["losses"], 0, "{r}: {v}");
+        assert_eq!(
+            v["wins"].as_u64().unwrap() + v["draws"].as_u64().unwrap(),
+            20
+        );
+        assert_eq!(v["variant"], "Kalah(4,3)");
+        assert_eq!(v["rules"], r);
+        assert_eq!(v["pie"], false);
+        assert_eq!(
+            (v["a"].as_str(), v["b"].as_str()),
+            (Some("perfect"), Some("random"))
+        );
+        assert_eq!(
+            v["seeds_a"].as_u64().unwrap() + v["seeds_b"].as_u64().unwrap(),
+            20 * 24
+        );
+        assert!(v["margin_mean"].as_f64().unwrap() > 0.0);
+        assert!(v["margin_ci95"].as_f64().unwrap() >= 0.0);
+        assert!(v["time_ms"].is_u64());
+    }
+}
+
+#[test]
+fn perfect_gets_at_least_the_value_after_the_opening() {
+    // Whatever the random opening and the random opponent, the perfect player ends with at
+    // least the exact value of the position the opening left, from its side.
+    for capture in Rules::ALL {
+        let config = MatchConfig {
+            rules: rules(4, 3, PlayRules::Kalah(capture), false),
+            games: 12,
+            opening_plies: 3,
+            seed: 11,
+        };
+        let report = run_match("perfect", "random", &config);
+        let solver = small_solver(4, capture);
+        for g in &report.games {
+            let start = g.game.truncated(g.opening);
+            let pos = AnyPosition::from_setup(&start.state().to_setup(), capture).unwrap();
+            let (value, _) = with_position!(pos, p => solver.best_move(&p))
+                .unwrap()
+                .unwrap();
+            let to_move = start.state().to_move().unwrap();
+            let for_a = if to_move == start.side_of(g.a_seat) {
+                value
+            } else {
+                -value
+            };
+            assert!(
+                g.margin_a >= for_a,
+                "{capture} game {}: A ends {:+}, the value after the opening is {for_a:+}",
+                g.index,
+                g.margin_a
+            );
+        }
+    }
+}
+
+#[test]
+fn perfect_against_itself_ends_with_the_solved_value() {
+    // Kalah(4,3): South wins by 6 under standard rules, by 8 under empty-capture.
+    for (capture, value) in [(Rules::Standard, 6), (Rules::EmptyCapture, 8)] {
+        let config = MatchConfig {
+            rules: rules(4, 3, PlayRules::Kalah(capture), false),
+            games: 2,
+            opening_plies: 0,
+            seed: 1,
+        };
+        let report = run_match("perfect", "perfect", &config);
+        for g in &report.games {
+            assert_eq!(g.opening, 0);
+            assert_eq!(
+                g.game.state().store_difference(Side::South),
+                value,
+                "{capture}"
+            );
+        }
+        assert_eq!(report.games[0].margin_a, value);
+        assert_eq!(report.games[1].margin_a, -value);
+        assert_eq!(report.stats.margin_mean, 0.0);
+    }
+}
+
+#[test]
+fn games_pair_up_with_sides_exchanged_and_an_odd_count_adds_one_game() {
+    let config = MatchConfig {
+        rules: rules(6, 4, PlayRules::Kalah(Rules::Standard), false),
+        games: 5,
+        opening_plies: 2,
+        seed: 3,
+    };
+    let report = run_match("greedy", "alphabeta:2", &config);
+    assert_eq!(report.stats.games, 5);
+    for (i, g) in report.games.iter().enumerate() {
+        assert_eq!(g.index, i);
+        assert_eq!(g.a_started_south(), i % 2 == 0);
+        assert_eq!(g.opening, 2);
+        let first: Vec<_> = g.game.actions()[..2].iter().map(|&(_, a)| a).collect();
+        let pair: Vec<_> = report.games[i - i % 2].game.actions()[..2]
+            .iter()
+            .map(|&(_, a)| a)
+            .collect();
+        assert_eq!(first, pair, "both games of a pair share the opening");
+    }
+    let s = report.stats;
+    assert_eq!(s.wins + s.draws + s.losses, 5);
+    assert_eq!(s.seeds_a + s.seeds_b, 5 * 48);
+    assert!(s.nodes_a.is_none() && s.nodes_b.is_some());
+}
+
+#[test]
+fn results_do_not_depend_on_the_threads() {
+    let config = MatchConfig {
+        rules: rules(5, 3, PlayRules::Kalah(Rules::EmptyCapture), true),
+        games: 6,
+        opening_plies: 2,
+        seed: 9,
+    };
+    let actions = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let report = pool.install(|| run_match("alphabeta:3", "random", &config));
+        report
+            .games
+            .iter()
+            .map(|g| g.game.actions().to_vec())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(actions(1), actions(2));
+}
+
+#[test]
+fn alphabeta_plays_the_games_of_minimax_with_fewer_nodes() {
+    let config = MatchConfig {
+        rules: rules(6, 4, PlayRules::Kalah(Rules::Standard), false),
+        games: 6,
+        opening_plies: 2,
+        seed: 5,
+    };
+    let ab = run_match("alphabeta:4", "random:7", &config);
+    let mm = run_match("minimax:4", "random:7", &config);
+    for (x, y) in ab.games.iter().zip(&mm.games) {
+        assert_eq!(x.game.actions(), y.game.actions(), "game {}", x.index);
+        assert!(x.nodes_a.unwrap() < y.nodes_a.unwrap(), "game {}", x.index);
+    }
+    assert!(ab.stats.nodes_a.unwrap() < mm.stats.nodes_a.unwrap());
+    // The command line reports the node counts of each game.
+    let v = json(&[
+        "match",
+        "alphabeta:3",
+        "random:7",
+        "--games",
+        "2",
+        "--verbose",
+        "--json",
+    ]);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r["nodes_a"].as_u64().unwrap() > 0));
+    assert!(results.iter().all(|r| r["nodes_b"].is_null()));
+    assert!(v["nodes_a"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn human_and_impossible_players_are_refused() {
+    for args in [
+        &["match", "human", "random", "--games", "2"][..],
+        &[
+            "match",
+            "random",
+            "perfect",
+            "--games",
+            "2",
+            "--rules",
+            "awari-basic",
+        ],
+        &["match", "random", "alphabeta:0", "--games", "2"],
+        &["match", "random", "greedy", "--games", "0"],
+    ] {
+        let out = kalah(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+fn record_path(dir: &Path, game: u64) -> PathBuf {
+    dir.join(format!("game-{game:04}.txt"))
+}
+
+#[test]
+fn match_records_replay_to_the_same_final_position() {
+    let dir = temp_dir("records");
+    let d = dir.to_str().unwrap();
+    let v = json(&[
+        "match",
+        "alphabeta:2",
+        "random",
+        "--games",
+        "6",
+        "--houses",
+        "5",
+        "--seeds",
+        "3",
+        "--pie",
+        "--record",
+        d,
+        "--verbose",
+        "--json",
+    ]);
+    for r in v["results"].as_array().unwrap() {
+        let text = std::fs::read_to_string(record_path(&dir, r["game"].as_u64().unwrap())).unwrap();
+        let record = Record::parse(&text).unwrap();
+        assert_eq!(
+            record.rules,
+            rules(5, 3, PlayRules::Kalah(Rules::Standard), true)
+        );
+        let actions: Vec<String> = record.actions.iter().map(|a| a.to_string()).collect();
+        let listed: Vec<&str> = r["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert_eq!(actions, listed);
+        let game = record.replay().unwrap();
+        assert!(game.state().is_over());
+        assert_eq!(game.swapped(), r["swapped"].as_bool().unwrap());
+        let a_seat = if r["a_side"] == "south" { 0 } else { 1 };
+        assert_eq!(
+            record.south,
+            if a_seat == 0 { "alphabeta:2" } else { "random" }
+        );
+        assert_eq!(
+            i64::from(game.margin(a_seat)),
+            r["margin_a"].as_i64().unwrap()
+        );
+        let store = |seat: usize| u64::from(game.state().store(game.side_of(seat)));
+        assert_eq!(store(a_seat), r["store_a"].as_u64().unwrap());
+        assert_eq!(store(1 - a_seat), r["store_b"].as_u64().unwrap());
+        let written = text
+            .lines()
+            .find_map(|l| l.strip_prefix("result: "))
+            .unwrap();
+        assert_eq!(Some(written.to_owned()), result_text(&game));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_finds_no_mistake_in_the_perfect_players_moves() {
+    let dir = temp_dir("replay");
+    let d = dir.to_str().unwrap();
+    for r in ["standard", "empty-capture"] {
+        json(&[
+            "match",
+            "perfect",
+            "random:5",
+            "--games",
+            "2",
+            "--houses",
+            "4",
+            "--seeds",
+            "3",
+            "--rules",
+            r,
+            "--opening-plies",
+            "0",
+            "--record",
+            d,
+            "--json",
+        ]);
+        for game in 1..=2 {
+            let file = record_path(&dir, game);
+            let v = json(&["replay", file.to_str().unwrap(), "--json"]);
+            assert_eq!(v["variant"], "Kalah(4,3)");
+            assert_eq!(v["rules"], r);
+            assert_eq!(v["pie"], false);
+            let perfect_side = if v["south"] == "perfect" {
+                "south"
+            } else {
+                "north"
+            };
+            let moves = v["moves"].as_array().unwrap();
+            assert!(!moves.is_empty());
+            for m in moves {
+                // 24 seeds at most: every sowing is valued.
+                let (value, best) = (m["value"].as_i64().unwrap(), m["best"].as_i64().unwrap());
+                assert_eq!(m["mistake"].as_i64().unwrap(), best - value);
+                assert!(best >= value);
+                if m["side"] == perfect_side {
+                    assert_eq!(m["mistake"], 0, "{r} game {game} ply {}", m["ply"]);
+                    assert_eq!(m["player"], "perfect");
+                }
+            }
+            // The first move is valued at the solved value for the side that makes it.
+            let first = &moves[0];
+            let solved = if r == "standard" { 6 } else { 8 };
+            assert_eq!(first["best"], solved);
+            let result = v["result"].as_str().unwrap();
+            assert!(result.starts_with("South "), "{result}");
+        }
+        // The human output ends with the result and the mistakes.
+        let out = kalah(&["replay", record_path(&dir, 1).to_str().unwrap()]);
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("\nresult: South "));
+        assert!(
+            text.contains("perfect (started South) 0 seeds in 0 of"),
+            "{text}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_values_nothing_under_awari_basic() {
+    let dir = temp_dir("awari");
+    let d = dir.to_str().unwrap();
+    json(&[
+        "match",
+        "greedy",
+        "random",
+        "--games",
+        "1",
+        "--houses",
+        "6",
+        "--seeds",
+        "3",
+        "--rules",
+        "awari-basic",
+        "--record",
+        d,
+        "--json",
+    ]);
+    let file = record_path(&dir, 1);
+    let v = json(&["replay", file.to_str().unwrap(), "--json"]);
+    assert_eq!(v["rules"], "awari-basic");
+    let moves = v["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+    assert!(
+        moves
+            .iter()
+            .all(|m| m["value"].is_null() && m["mistake"].is_null())
+    );
+    let out = kalah(&["replay", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.matches("not valued (the solver knows Kalah rules only)")
+            .count(),
+        1
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_record_is_one_line_naming_the_file_and_line() {
+    let dir = temp_dir("bad");
+    let cases = [
+        // South's house 2, emptied by the first turn, sown again on line 6.
+        (
+            "illegal.txt",
+            "variant: Kalah(4,3)\nrules: standard\n\nsouth 2-4\nnorth 2\nsouth 2\n",
+            "line 6",
+        ),
+        (
+            "side.txt",
+            "variant: Kalah(4,3)\nrules: standard\nnorth 1\n",
+            "line 3",
+        ),
+        (
+            "header.txt",
+            "variant: Kalah(4,3)\nrules: standrad\n",
+            "line 2",
+        ),
+        ("missing.txt", "rules: standard\nsouth 1\n", "variant"),
+    ];
+    for (name, text, expected) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let out = kalah(&["replay", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains(expected),
+            "{name}: {stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = kalah(&["replay", dir.join("no-such-file.txt").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
