@@ -54,6 +54,9 @@ pub struct PlayArgs {
     /// Solver threads for `perfect` and hints (default: all cores).
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
+    /// Show the nodes each engine move searched (compare minimax:D with alphabeta:D).
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Parses a play rule set for clap (so the help lists the choices).
@@ -146,6 +149,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         },
         input: std::io::stdin().lock(),
         interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
+        verbose: args.verbose,
     };
     println!(
         "{rules}: {} (South) against {} (North)",
@@ -257,6 +261,8 @@ struct Session<R: BufRead> {
     input: R,
     /// Whether the input is a terminal (its lines are echoed by the terminal itself).
     interactive: bool,
+    /// Show the engines' nodes.
+    verbose: bool,
 }
 
 impl<R: BufRead> Session<R> {
@@ -273,10 +279,16 @@ impl<R: BufRead> Session<R> {
             let who = self.names[seat].clone();
             let action = match &mut players[seat] {
                 Some(engine) => {
+                    let before = engine.nodes();
                     let action = engine
                         .choose(&self.game)
                         .map_err(|e| CliError::failure(format!("{who}: {e}")))?;
-                    println!("{side} ({who}) plays {action}");
+                    match (self.verbose, before, engine.nodes()) {
+                        (true, Some(a), Some(b)) => {
+                            println!("{side} ({who}) plays {action} ({} nodes)", b - a)
+                        }
+                        _ => println!("{side} ({who}) plays {action}"),
+                    }
                     action
                 }
                 None => match self.ask(side)? {
