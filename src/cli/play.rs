@@ -198,6 +198,11 @@ impl Hints {
         let Some(rules) = state.rules().kalah() else {
             return "no hints under awari-basic rules (the solver plays Kalah)".into();
         };
+        if state.first_sowing_passes() {
+            return "no hint for mankalah's first sowing (it earns no extra turn, which the \
+                    solver does not know)"
+                .into();
+        }
         let Ok(pos) = AnyPosition::from_setup(&state.to_setup(), rules) else {
             return "no hint for this position".into();
         };

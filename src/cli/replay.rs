@@ -211,7 +211,9 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
             .to_move()
             .expect("a parsed record has only legal actions");
         // Under the pie rule, North may still swap until it has answered South's first turn.
-        let swap_ahead = rules.pie && game.actions().iter().all(|&(s, _)| s == Side::South);
+        // Under mankalah the first sowing earns no extra turn, which the solver does not know.
+        let swap_ahead = rules.pie && game.actions().iter().all(|&(s, _)| s == Side::South)
+            || state.first_sowing_passes();
         let valuation = match (action, &judge) {
             (Action::Sow(mv), Some(judge)) if !swap_ahead => judge.value(&state, mv)?,
             _ => None,
@@ -297,7 +299,7 @@ fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, 
                 "awari-basic rules: the moves are not valued (the solver knows Kalah rules only)"
             )
         }
-        PlayRules::Kalah(_) => {
+        PlayRules::Kalah(_) | PlayRules::ManKalah => {
             let db = args.db.as_ref().map_or(String::new(), |d| {
                 format!("is in the database in {} or ", d.display())
             });
@@ -343,7 +345,7 @@ fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, 
             }
             (None, _) => match r.rules {
                 PlayRules::AwariBasic => "not valued".to_owned(),
-                PlayRules::Kalah(_) => format!(
+                PlayRules::Kalah(_) | PlayRules::ManKalah => format!(
                     "not valued ({} seeds on the board)",
                     p.state.seeds_on_board()
                 ),

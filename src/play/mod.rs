@@ -7,7 +7,9 @@
 //! - [`learner`]: the player that remembers its lost openings.
 //! - [`record`]: plain-text game records.
 //! - [`arena`]: matches between two players, in parallel.
+//! - [`anytime`]: the time-limited engine for boards too big to solve.
 
+pub mod anytime;
 pub mod arena;
 pub mod game;
 pub mod learner;

@@ -9,6 +9,7 @@
 //! | `alphabeta:D` | the same values and moves as `minimax:D`, with alpha-beta: far fewer nodes |
 //! | `perfect` | the exact solver (and databases): the lowest optimal house |
 //! | `learner[:FILE]` | `alphabeta:4`, avoiding the openings of the games it failed to win |
+//! | `engine:TIME` | the anytime engine ([`crate::play::anytime`]) thinking TIME a move (`5s`, `200ms`) |
 //!
 //! Under the pie rule a player asked as North after South's first turn may answer
 //! [`Action::Swap`]; the searching players swap when the position is worse for the side to
@@ -18,8 +19,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::db::Tablebase;
+use crate::play::anytime::{Engine, EngineConfig};
 use crate::play::game::{Action, Game};
 use crate::play::learner::Learner;
 use crate::play::state::{PlayRules, PlayState};
@@ -95,6 +98,8 @@ pub enum PlayerSpec {
     Perfect,
     /// `learner[:FILE]`.
     Learner(Option<PathBuf>),
+    /// `engine:TIME`.
+    Engine(Duration),
 }
 
 /// Deepest `minimax:D` / `alphabeta:D` accepted.
@@ -139,13 +144,19 @@ impl FromStr for PlayerSpec {
             "minimax" => Ok(PlayerSpec::Minimax(depth(arg)?)),
             "alphabeta" => Ok(PlayerSpec::AlphaBeta(depth(arg)?)),
             "perfect" => none(PlayerSpec::Perfect),
+            "engine" => {
+                let time = arg.ok_or_else(|| bad("give a time a move, e.g. engine:5s"))?;
+                parse_duration(time)
+                    .map(PlayerSpec::Engine)
+                    .map_err(|why| bad(&why))
+            }
             "learner" => match arg {
                 Some("") => Err(bad("give a file name after 'learner:'")),
                 a => Ok(PlayerSpec::Learner(a.map(PathBuf::from))),
             },
             _ => Err(bad(
-                "expected human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect or \
-                 learner[:FILE]",
+                "expected human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, \
+                 learner[:FILE] or engine:TIME",
             )),
         }
     }
@@ -163,6 +174,8 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Perfect => f.write_str("perfect"),
             PlayerSpec::Learner(None) => f.write_str("learner"),
             PlayerSpec::Learner(Some(p)) => write!(f, "learner:{}", p.display()),
+            PlayerSpec::Engine(t) if t.subsec_millis() == 0 => write!(f, "engine:{}s", t.as_secs()),
+            PlayerSpec::Engine(t) => write!(f, "engine:{}ms", t.as_millis()),
         }
     }
 }
@@ -204,11 +217,67 @@ impl PlayerSpec {
             PlayerSpec::Minimax(d) => Box::new(Searcher::new(*d, false)),
             PlayerSpec::AlphaBeta(d) => Box::new(Searcher::new(*d, true)),
             PlayerSpec::Perfect => Box::new(Perfect::new(houses, seeds, rules, res)?),
+            PlayerSpec::Engine(time) => {
+                let config = EngineConfig {
+                    db: res.db.clone(),
+                    exact_seeds: EngineConfig::default_exact_seeds(houses),
+                    threads: res.threads.max(1),
+                    tt_mib: if res.tt_mib == 0 { 64 } else { res.tt_mib },
+                };
+                Box::new(EnginePlayer {
+                    engine: Engine::new(houses, rules, config)?,
+                    time: *time,
+                    spec: self.clone(),
+                })
+            }
             PlayerSpec::Learner(file) => {
                 let path = file.clone().unwrap_or_else(|| DEFAULT_LEARNER_FILE.into());
                 Box::new(Learner::open(path, self.clone())?)
             }
         })
+    }
+}
+
+/// Parses a time: `5s`, `1.5s`, `200ms`, or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        (text, 1.0)
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v > 0.0 && v * scale <= 86_400.0 => Ok(Duration::from_secs_f64(v * scale)),
+        _ => Err(format!(
+            "'{text}' is not a time such as 5s or 200ms (at most a day)"
+        )),
+    }
+}
+
+/// `engine:TIME`: the anytime engine, TIME a move.
+struct EnginePlayer {
+    engine: Engine,
+    time: Duration,
+    spec: PlayerSpec,
+}
+
+impl Player for EnginePlayer {
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        let deadline = std::time::Instant::now() + self.time;
+        let never = std::sync::atomic::AtomicBool::new(false);
+        Ok(self
+            .engine
+            .think(game, deadline, &never, &mut |_| {})
+            .action)
+    }
+
+    fn nodes(&self) -> Option<u64> {
+        Some(self.engine.nodes())
     }
 }
 
@@ -412,18 +481,45 @@ impl Perfect {
     }
 }
 
+impl Perfect {
+    /// The exact value of `state` for the side to move (stores included) and its lowest
+    /// optimal move. Precondition: the game is not over.
+    fn value(&self, state: &PlayState) -> Result<(i32, Move), PlayError> {
+        let rules = state.rules().kalah().expect("checked at creation");
+        let pos = AnyPosition::from_setup(&state.to_setup(), rules)
+            .map_err(|e| PlayError::Solver(format!("cannot solve this position: {e}")))?;
+        let best = with_position!(pos, p => self.solver.best_move(&p))
+            .map_err(|e| PlayError::Solver(e.to_string()))?;
+        Ok(best.expect("the game is not over"))
+    }
+}
+
 impl Player for Perfect {
     fn name(&self) -> String {
         "perfect".into()
     }
 
     fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
-        let rules = game.rules().rules.kalah().expect("checked at creation");
-        let pos = AnyPosition::from_setup(&game.state().to_setup(), rules)
-            .map_err(|e| PlayError::Solver(format!("cannot solve this position: {e}")))?;
-        let best = with_position!(pos, p => self.solver.best_move(&p))
-            .map_err(|e| PlayError::Solver(e.to_string()))?;
-        let (value, mv) = best.expect("the game is not over");
+        let state = game.state();
+        let (value, mv) = if state.first_sowing_passes() {
+            // mankalah's first sowing passes the turn: value each move by its child.
+            let me = state.to_move().expect("the game is not over");
+            let mut best: Option<(i32, Move)> = None;
+            for mv in state.legal_moves() {
+                let mut next = *state;
+                next.play(mv);
+                let v = match next.to_move() {
+                    None => next.store_difference(me),
+                    Some(_) => -self.value(&next)?.0,
+                };
+                if best.is_none_or(|(b, _)| v > b) {
+                    best = Some((v, mv));
+                }
+            }
+            best.expect("a legal move")
+        } else {
+            self.value(state)?
+        };
         // Swap when the side to move loses from here: after a swap its final margin, negated,
         // is ours.
         if game.can_swap() && value < 0 {

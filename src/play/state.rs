@@ -24,28 +24,36 @@ pub enum PlayRules {
     Kalah(Rules),
     /// The 1973 BASIC "Awari" (see RULES.md).
     AwariBasic,
+    /// The Manchester "ManKalah" engine's rules: `standard` Kalah, except that South's very
+    /// first sowing never earns an extra turn (its pie rule is [`crate::play::GameRules::pie`]).
+    ManKalah,
 }
 
 impl PlayRules {
     /// Every play rule set, as named on the command line.
-    pub const ALL: [PlayRules; 3] = [
+    pub const ALL: [PlayRules; 4] = [
         PlayRules::Kalah(Rules::Standard),
         PlayRules::Kalah(Rules::EmptyCapture),
         PlayRules::AwariBasic,
+        PlayRules::ManKalah,
     ];
 
-    /// The command-line name: `standard`, `empty-capture` or `awari-basic`.
+    /// The command-line name: `standard`, `empty-capture`, `awari-basic` or `mankalah`.
     pub fn as_str(self) -> &'static str {
         match self {
             PlayRules::Kalah(r) => r.as_str(),
             PlayRules::AwariBasic => "awari-basic",
+            PlayRules::ManKalah => "mankalah",
         }
     }
 
-    /// The Kalah capture rule, if these are Kalah rules (the solver's).
+    /// The Kalah capture rule the solver uses for these rules' positions, if any. Under
+    /// `mankalah` that is `standard`, which holds for every position but the start (see
+    /// [`PlayState::first_sowing_passes`]).
     pub fn kalah(self) -> Option<Rules> {
         match self {
             PlayRules::Kalah(r) => Some(r),
+            PlayRules::ManKalah => Some(Rules::Standard),
             PlayRules::AwariBasic => None,
         }
     }
@@ -65,7 +73,10 @@ impl FromStr for PlayRules {
             .into_iter()
             .find(|r| r.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown rules '{s}' (expected standard, empty-capture or awari-basic)")
+                format!(
+                    "unknown rules '{s}' (expected standard, empty-capture, awari-basic or \
+                     mankalah)"
+                )
             })
     }
 }
@@ -81,6 +92,8 @@ pub struct PlayState {
     over: bool,
     /// awari-basic: the side to move is making its turn's extra move (it earns no other).
     extra_move: bool,
+    /// No sowing has been made yet (mankalah: the first one earns no extra turn).
+    fresh: bool,
     rules: PlayRules,
 }
 
@@ -108,6 +121,7 @@ impl PlayState {
             to_move: Side::South,
             over: false,
             extra_move: false,
+            fresh: true,
             rules,
         }
     }
@@ -123,6 +137,12 @@ impl PlayState {
         state.pits[m] = setup.stores[0] as u32;
         state.pits[2 * m + 1] = setup.stores[1] as u32;
         state.to_move = setup.to_move.unwrap_or(Side::South);
+        // A position given by its pits is not the start of a game, unless it is the start.
+        state.fresh = state.to_move == Side::South
+            && state.store(Side::South) == 0
+            && state.store(Side::North) == 0
+            && state.houses(Side::South) == state.houses(Side::North)
+            && state.houses(Side::South).windows(2).all(|w| w[0] == w[1]);
         state.over = state.side_empty(Side::South) || state.side_empty(Side::North);
         state
     }
@@ -189,6 +209,13 @@ impl PlayState {
     /// Who moves next; `None` once the game is over.
     pub fn to_move(&self) -> Option<Side> {
         (!self.over).then_some(self.to_move)
+    }
+
+    /// Whether the next sowing passes the turn even if it ends in the store (`mankalah`:
+    /// South's first sowing). The solver does not know this rule: callers value such a
+    /// position by its moves.
+    pub fn first_sowing_passes(&self) -> bool {
+        self.rules == PlayRules::ManKalah && self.fresh && !self.over
     }
 
     /// Whether the game is over.
@@ -275,9 +302,12 @@ impl PlayState {
             hand -= 1;
         }
         let mut sown = Sown {
-            extra_turn: pit == own_store && !(awari && self.extra_move),
+            extra_turn: pit == own_store
+                && !(awari && self.extra_move)
+                && !self.first_sowing_passes(),
             ..Sown::default()
         };
+        self.fresh = false;
         let is_house = pit != own_store && pit != their_store;
         let own_house = pit >= self.first_house(me) && pit < self.first_house(me) + m;
         if is_house && self.pits[pit] == 1 && (own_house || awari) {

@@ -1,0 +1,301 @@
+//! The anytime engine: the best move found so far, whenever it is asked.
+//!
+//! For boards too big to solve: iterative deepening alpha-beta on the store difference (extra
+//! turns included, so depth counts sowings), on [`PlayState`], so it plays every play rule set
+//! and board size. Each finished iteration reports its move and value; an iteration cut short
+//! by the deadline or the stop flag is dropped, except that its first move (the previous best,
+//! searched first) still confirms the previous choice. The first report, a legal move, comes at
+//! once (depth 1).
+//!
+//! Once the position is within reach of the exact solver (Kalah rules; at most the databases'
+//! top level of seeds on the board, or at most [`EngineConfig::exact_seeds`]), the engine
+//! solves it and reports an exact result: the lowest optimal house and the exact value.
+//!
+//! Under the pie rule, asked as North after South's first turn, it swaps when its search says
+//! the position is lost for the side to move.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::db::Tablebase;
+use crate::play::game::{Action, Game};
+use crate::play::players::PlayError;
+use crate::play::state::{PlayRules, PlayState};
+use crate::position::{AnyPosition, Move};
+use crate::search::{Solver, SolverConfig};
+use crate::with_position;
+
+/// One result of the engine's thinking.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Thought {
+    /// The action it would play now.
+    pub action: Action,
+    /// Its value for the side to move: the final store difference (stores included) if
+    /// `exact`, else the store difference `depth` sowings ahead.
+    pub value: i32,
+    /// Sowings searched (0 for an exact result).
+    pub depth: u32,
+    /// The value is exact: the position was solved.
+    pub exact: bool,
+    /// Nodes searched so far for this position.
+    pub nodes: u64,
+}
+
+/// How the engine may use its resources.
+#[derive(Clone, Default)]
+pub struct EngineConfig {
+    /// Endgame databases (matching houses and rules), if any.
+    pub db: Option<Arc<Tablebase>>,
+    /// Positions with at most this many seeds on the board are solved exactly (Kalah rules).
+    pub exact_seeds: u32,
+    /// Solver threads.
+    pub threads: usize,
+    /// Solver table size in MiB.
+    pub tt_mib: usize,
+}
+
+impl EngineConfig {
+    /// Solving thresholds that finish in well under a second here: more seeds for fewer houses.
+    pub fn default_exact_seeds(houses: usize) -> u32 {
+        match houses {
+            0..=6 => 30,
+            7..=8 => 24,
+            _ => 18,
+        }
+    }
+}
+
+/// The deepest iteration.
+const MAX_DEPTH: u32 = 64;
+/// Nodes between two looks at the clock.
+const CLOCK_EVERY: u64 = 1 << 10;
+
+/// The anytime engine for one game's rules (see the module docs).
+pub struct Engine {
+    rules: PlayRules,
+    config: EngineConfig,
+    solver: Option<Solver>,
+    nodes: u64,
+}
+
+/// The search was stopped: its result is void.
+struct Stopped;
+
+impl Engine {
+    /// An engine for `houses` houses a side under `rules`.
+    pub fn new(houses: usize, rules: PlayRules, config: EngineConfig) -> Result<Engine, PlayError> {
+        let solver = match rules.kalah() {
+            Some(kalah) => {
+                let solver_config = SolverConfig {
+                    threads: config.threads.max(1),
+                    tt_mib: config.tt_mib.max(16),
+                    ..SolverConfig::default()
+                };
+                let error = |e: crate::SolveError| PlayError::Solver(e.to_string());
+                let mut solver = Solver::new(houses, kalah, solver_config).map_err(error)?;
+                if let Some(db) = &config.db {
+                    solver = solver.with_tablebase(db.clone()).map_err(error)?;
+                }
+                Some(solver)
+            }
+            None => None,
+        };
+        Ok(Engine {
+            rules,
+            config,
+            solver,
+            nodes: 0,
+        })
+    }
+
+    /// Nodes searched in all.
+    pub fn nodes(&self) -> u64 {
+        self.nodes + self.solver.as_ref().map_or(0, Solver::nodes)
+    }
+
+    /// Whether `state` is solved exactly rather than searched.
+    fn solvable(&self, state: &PlayState) -> bool {
+        let seeds = state.seeds_on_board();
+        self.solver.is_some()
+            && !state.first_sowing_passes()
+            && (seeds <= self.config.exact_seeds
+                || self
+                    .config
+                    .db
+                    .as_ref()
+                    .is_some_and(|db| seeds <= db.max_level()))
+    }
+
+    /// Thinks about the position of `game` (not over) until `deadline` or `stop`, reporting
+    /// every new best result to `report`, and returns the last one. The first report comes at
+    /// once; an exact result ends the thinking early.
+    pub fn think(
+        &mut self,
+        game: &Game,
+        deadline: Instant,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Thought),
+    ) -> Thought {
+        let state = *game.state();
+        assert!(state.to_move().is_some(), "the game is not over");
+        debug_assert_eq!(state.rules(), self.rules);
+        let start_nodes = self.nodes();
+        let mut best: Option<Thought> = None;
+        let mut order: Vec<Move> = state.legal_moves();
+        for depth in 1..=MAX_DEPTH {
+            let out = self.iteration(&state, depth, &order, deadline, stop);
+            let Ok((value, mv, complete)) = out else {
+                break;
+            };
+            let action = if game.can_swap() && value < 0 {
+                Action::Swap
+            } else {
+                Action::Sow(mv)
+            };
+            let thought = Thought {
+                action,
+                value,
+                depth,
+                exact: false,
+                nodes: self.nodes() - start_nodes,
+            };
+            report(&thought);
+            best = Some(thought);
+            // The best move first in the next iteration.
+            order.retain(|&m| m != mv);
+            order.insert(0, mv);
+            if complete || Instant::now() >= deadline || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if depth == 2 && self.solvable(&state) {
+                if let Some(thought) = self.solve(game, &state, start_nodes) {
+                    report(&thought);
+                    return thought;
+                }
+            }
+        }
+        best.expect("depth 1 always finishes")
+    }
+
+    /// Solves `state` exactly.
+    fn solve(&mut self, game: &Game, state: &PlayState, start_nodes: u64) -> Option<Thought> {
+        let solver = self.solver.as_ref()?;
+        let rules = self.rules.kalah()?;
+        let pos = AnyPosition::from_setup(&state.to_setup(), rules).ok()?;
+        let (value, mv) = with_position!(pos, p => solver.best_move(&p)).ok()??;
+        let action = if game.can_swap() && value < 0 {
+            Action::Swap
+        } else {
+            Action::Sow(mv)
+        };
+        Some(Thought {
+            action,
+            value,
+            depth: 0,
+            exact: true,
+            nodes: self.nodes() - start_nodes,
+        })
+    }
+
+    /// One iteration `depth` sowings deep: (value, best move, whether every line ended before
+    /// the horizon). Depth 1 is never stopped.
+    fn iteration(
+        &mut self,
+        state: &PlayState,
+        depth: u32,
+        order: &[Move],
+        deadline: Instant,
+        stop: &AtomicBool,
+    ) -> Result<(i32, Move, bool), Stopped> {
+        let me = state.to_move().expect("a move to make");
+        let mut search = Search {
+            deadline,
+            stop,
+            nodes: 0,
+            may_stop: depth > 1,
+            horizon_reached: false,
+        };
+        let mut best: Option<(i32, Move)> = None;
+        for &mv in order {
+            let alpha = best.map_or(-i32::MAX, |(v, _)| v);
+            let mut next = *state;
+            next.play(mv);
+            let v = match next.to_move() {
+                None => Ok(next.store_difference(me)),
+                Some(side) if side == me => search.negamax(&next, depth - 1, alpha, i32::MAX),
+                Some(_) => search
+                    .negamax(&next, depth - 1, -i32::MAX, -alpha)
+                    .map(|v| -v),
+            };
+            self.nodes += std::mem::take(&mut search.nodes);
+            let v = v?;
+            if best.is_none_or(|(b, _)| v > b) {
+                best = Some((v, mv));
+            }
+        }
+        let (value, mv) = best.expect("a legal move");
+        Ok((value, mv, !search.horizon_reached))
+    }
+}
+
+struct Search<'a> {
+    deadline: Instant,
+    stop: &'a AtomicBool,
+    nodes: u64,
+    may_stop: bool,
+    horizon_reached: bool,
+}
+
+impl Search<'_> {
+    /// Fail-soft negamax on the store difference of the side to move, `depth` sowings deep.
+    fn negamax(
+        &mut self,
+        state: &PlayState,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Result<i32, Stopped> {
+        self.nodes += 1;
+        if self.may_stop
+            && self.nodes % CLOCK_EVERY == 0
+            && (self.stop.load(Ordering::Relaxed) || Instant::now() >= self.deadline)
+        {
+            return Err(Stopped);
+        }
+        let me = state
+            .to_move()
+            .expect("finished games are valued by the caller");
+        if depth == 0 {
+            self.horizon_reached = true;
+            return Ok(state.store_difference(me));
+        }
+        // Sow every move; extra turns first, then the seeds banked.
+        let mut children: Vec<(i32, PlayState)> = state
+            .legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let mut next = *state;
+                let sown = next.play(mv);
+                let banked = next.store_difference(me) - state.store_difference(me);
+                let key = if sown.extra_turn { 1000 } else { 0 } + banked;
+                (key, next)
+            })
+            .collect();
+        children.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+        let mut best = -i32::MAX;
+        for (_, next) in children {
+            let v = match next.to_move() {
+                None => next.store_difference(me),
+                Some(side) if side == me => self.negamax(&next, depth - 1, alpha, beta)?,
+                Some(_) => -self.negamax(&next, depth - 1, -beta, -alpha)?,
+            };
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        Ok(best)
+    }
+}
