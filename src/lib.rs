@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 
 pub mod board;
+pub mod bots;
 pub mod db;
 pub mod lanes;
 mod memory;

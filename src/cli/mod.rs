@@ -3,6 +3,8 @@
 
 mod args;
 mod db;
+mod kgp;
+mod mankalah;
 mod matchcmd;
 mod moves;
 mod perft;
@@ -44,6 +46,8 @@ enum Command {
     Play(play::PlayArgs),
     Replay(replay::ReplayArgs),
     Match(matchcmd::MatchArgs),
+    Kgp(kgp::KgpArgs),
+    Mankalah(mankalah::MankalahArgs),
 }
 
 /// A failed command: what to print, and the exit code.
@@ -89,6 +93,8 @@ pub fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Match(a) => matchcmd::run(a),
+        Command::Kgp(a) => kgp::run(a),
+        Command::Mankalah(a) => mankalah::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -103,6 +103,20 @@ impl Game {
         }
     }
 
+    /// A game that starts from `state` (a position met elsewhere, e.g. sent by a game server),
+    /// with no actions behind it: the pie rule's swap is never offered in it.
+    pub fn from_state(rules: GameRules, state: PlayState) -> Game {
+        Game {
+            rules: GameRules {
+                pie: false,
+                ..rules
+            },
+            state,
+            actions: Vec::new(),
+            swapped: false,
+        }
+    }
+
     /// The variant.
     pub fn rules(&self) -> GameRules {
         self.rules
