@@ -17,6 +17,19 @@ fn config(houses: usize) -> EngineConfig {
     }
 }
 
+/// The exact value (stores included, for the side to move) and lowest optimal move of a
+/// Kalah position under standard rules.
+fn exact(setup: &Setup) -> (i32, kalah::Move) {
+    let pos = Position::<Narrow>::from_setup(setup, Rules::Standard).unwrap();
+    let config = SolverConfig {
+        threads: 1,
+        tt_mib: 16,
+        ..SolverConfig::default()
+    };
+    let solver = Solver::new(setup.houses, Rules::Standard, config).unwrap();
+    solver.best_move(&pos).unwrap().unwrap()
+}
+
 fn rules(houses: usize, seeds: u32, rules: PlayRules, pie: bool) -> GameRules {
     GameRules {
         houses,
@@ -83,18 +96,7 @@ fn positions_within_reach_are_solved_exactly() {
         &mut |_| {},
     );
     assert!(t.exact);
-    let pos = Position::<Narrow>::from_setup(&setup, Rules::Standard).unwrap();
-    let solver = Solver::new(
-        6,
-        Rules::Standard,
-        SolverConfig {
-            threads: 1,
-            tt_mib: 16,
-            ..SolverConfig::default()
-        },
-    )
-    .unwrap();
-    let (value, mv) = solver.best_move(&pos).unwrap().unwrap();
+    let (value, mv) = exact(&setup);
     assert_eq!((t.value, t.action), (value, Action::Sow(mv)));
 }
 
@@ -112,18 +114,7 @@ fn under_the_pie_rule_north_swaps_a_lost_position() {
     }
     assert!(game.can_swap());
     // The exact value for North to move decides.
-    let pos = Position::<Narrow>::from_setup(&game.state().to_setup(), Rules::Standard).unwrap();
-    let solver = Solver::new(
-        4,
-        Rules::Standard,
-        SolverConfig {
-            threads: 1,
-            tt_mib: 16,
-            ..SolverConfig::default()
-        },
-    )
-    .unwrap();
-    let (value, _) = solver.best_move(&pos).unwrap().unwrap();
+    let (value, _) = exact(&game.state().to_setup());
     let mut engine = Engine::new(4, r.rules, config(4)).unwrap();
     let t = engine.think(
         &game,

@@ -64,6 +64,19 @@ fn build_memory(m: usize, rules: Rules, top: u32) -> (Layout, Vec<Vec<u8>>) {
     (layout, levels)
 }
 
+/// f of `board` by the naive solver: the board as South's position with empty stores.
+fn naive_f(board: kalah::Board, rules: Rules, memo: &mut common::Memo) -> i32 {
+    let m = board.houses_per_side();
+    let setup = Setup {
+        houses: m,
+        stores: [0, 0],
+        south: (0..m).map(|i| u64::from(board.mover_house(i))).collect(),
+        north: (0..m).map(|i| u64::from(board.opponent_house(i))).collect(),
+        to_move: Some(Side::South),
+    };
+    naive_value(&RefPosition::from_setup(&setup, rules), memo)
+}
+
 #[test]
 fn every_entry_of_small_levels_matches_the_naive_solver() {
     for (m, top) in [(1, 12), (2, 10), (3, 9), (4, 7), (6, 5)] {
@@ -73,14 +86,7 @@ fn every_entry_of_small_levels_matches_the_naive_solver() {
             for k in 0..=top {
                 for (entry, &byte) in levels[k as usize].iter().enumerate() {
                     let board = layout.board(k, entry as u64).unwrap();
-                    let setup = Setup {
-                        houses: m,
-                        stores: [0, 0],
-                        south: (0..m).map(|i| u64::from(board.mover_house(i))).collect(),
-                        north: (0..m).map(|i| u64::from(board.opponent_house(i))).collect(),
-                        to_move: Some(Side::South),
-                    };
-                    let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut memo);
+                    let naive = naive_f(board, rules, &mut memo);
                     assert_eq!(
                         decode(byte, k),
                         naive,
@@ -392,14 +398,7 @@ fn random_entries_of_larger_levels_match_the_naive_solver() {
                 let k = top - rng.below(2) as u32;
                 let entry = rng.below(layout.level_len(k));
                 let board = layout.board(k, entry).unwrap();
-                let setup = Setup {
-                    houses: m,
-                    stores: [0, 0],
-                    south: (0..m).map(|i| u64::from(board.mover_house(i))).collect(),
-                    north: (0..m).map(|i| u64::from(board.opponent_house(i))).collect(),
-                    to_move: Some(Side::South),
-                };
-                let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut memo);
+                let naive = naive_f(board, rules, &mut memo);
                 let stored = decode(levels[k as usize][entry as usize], k);
                 assert_eq!(stored, naive, "m={m} {rules} level {k} entry {entry}");
             }

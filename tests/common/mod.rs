@@ -5,10 +5,13 @@ use std::collections::HashMap;
 use kalah::Side;
 use kalah::reference::RefPosition;
 
+/// The naive solver's memo: whole positions (pits and side) to values.
+pub type Memo = HashMap<(Vec<u32>, Side), i32>;
+
 /// The naive solver: final store difference for the side to move, by plain minimax over the
 /// reference implementation, memoised on the whole position (pits and side) so that small
 /// variants finish.
-pub fn naive_value(pos: &RefPosition, memo: &mut HashMap<(Vec<u32>, Side), i32>) -> i32 {
+pub fn naive_value(pos: &RefPosition, memo: &mut Memo) -> i32 {
     let me = pos.to_move;
     if pos.is_over() {
         let m = pos.m;
