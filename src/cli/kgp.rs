@@ -1,0 +1,180 @@
+//! `kalah kgp`: a bot for a Kalah Game Protocol server (freeplay mode).
+
+use std::fs::OpenOptions;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use kalah::bots::kgp::{self, ClientConfig, Event, KgpError};
+
+use super::CliError;
+
+/// Plays on a KGP (Kalah Game Protocol) server in freeplay mode.
+///
+/// Connects over plain TCP, answers the server's `kgp` greeting with `set info:name`,
+/// `set info:authors`, `set auth:token` (each only if given) and `mode freeplay`, then answers
+/// every `state` with `move` commands (a legal move at once, a better one whenever the search
+/// finds it) and `yield` once the value is exact or its time is up; `ping` is answered at once,
+/// `stop` ends the search. Boards of any size are played from the mover's side (KGP's
+/// `<m,own_store,other_store,own_1..own_m,other_1..other_m>`).
+///
+/// Runs until the server says `goodbye` (exit 0). A lost connection is retried after 1, 2,
+/// 4, ... seconds (at most 60), --retries times in a row; then the command exits with code 1.
+/// Each answered state (board, moves, time used) is appended to the log file, with every
+/// line from the server that was ignored.
+#[derive(Args, Debug)]
+pub struct KgpArgs {
+    /// The server's host name or address.
+    #[arg(long, value_name = "HOST")]
+    host: String,
+
+    /// The server's TCP port.
+    #[arg(long, value_name = "PORT")]
+    port: u16,
+
+    /// The bot's name, sent as `set info:name`.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// The bot's authors, sent as `set info:authors`.
+    #[arg(long, value_name = "TEXT")]
+    authors: Option<String>,
+
+    /// A secret that ties this bot's connections together, sent as `set auth:token` (in clear
+    /// text: the connection is not encrypted).
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+
+    /// Seconds of thinking per state at most, counted from its arrival (the tournament allows
+    /// 5; a `stop` from the server, or its `time:clock`, may end it sooner).
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 4.5,
+        allow_negative_numbers = true
+    )]
+    time_per_move: f64,
+
+    /// Endgame databases (standard rules; see `kalah db build`), used for the board sizes the
+    /// directory holds.
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+
+    /// The log file (appended to).
+    #[arg(long, value_name = "FILE", default_value = "kalah-kgp.log")]
+    log: PathBuf,
+
+    /// Reconnection attempts in a row before giving up (0: none).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    retries: u32,
+
+    /// Seconds before the first reconnection attempt; the wait doubles with each further one.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
+    retry_delay: f64,
+
+    /// The exact solver's table in MiB (KGP bots get about 1 GiB of memory).
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    tt_mb: usize,
+
+    /// Also print one line on stderr for every state answered.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// Seconds from the command line: finite, at least `min`, at most a day.
+fn seconds(option: &str, value: f64, min: f64) -> Result<Duration, CliError> {
+    if !value.is_finite() || value < min || value > 86_400.0 {
+        return Err(CliError::input(format!(
+            "{option} must be a number of seconds from {min} to 86400, not {value}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+/// A string for a `set` command: no line breaks or other control characters.
+fn text(option: &str, value: Option<String>) -> Result<Option<String>, CliError> {
+    match value {
+        Some(v) if v.is_empty() => Err(CliError::input(format!("{option} must not be empty"))),
+        Some(v) if v.chars().any(char::is_control) => Err(CliError::input(format!(
+            "{option} must not contain line breaks or other control characters"
+        ))),
+        v => Ok(v),
+    }
+}
+
+pub fn run(args: KgpArgs) -> Result<(), CliError> {
+    if args.host.trim().is_empty() {
+        return Err(CliError::input("--host must not be empty"));
+    }
+    if args.port == 0 {
+        return Err(CliError::input("--port must be from 1 to 65535"));
+    }
+    if let Some(dir) = &args.db {
+        if !dir.is_dir() {
+            return Err(CliError::input(format!(
+                "--db {}: no such directory",
+                dir.display()
+            )));
+        }
+    }
+    if args.tt_mb == 0 {
+        return Err(CliError::input("--tt-mb must be at least 1"));
+    }
+    let config = ClientConfig {
+        host: args.host.trim().to_owned(),
+        port: args.port,
+        name: text("--name", args.name)?,
+        authors: text("--authors", args.authors)?,
+        token: text("--token", args.token)?,
+        time_per_move: seconds("--time-per-move", args.time_per_move, 0.01)?,
+        db_dir: args.db,
+        tt_mib: args.tt_mb,
+        retries: args.retries,
+        retry_delay: seconds("--retry-delay", args.retry_delay, 0.0)?,
+    };
+    let mut log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&args.log)
+        .map_err(|e| {
+            CliError::failure(format!(
+                "cannot open the log file {}: {e}",
+                args.log.display()
+            ))
+        })?;
+    let verbose = args.verbose;
+    let result = kgp::run(&config, &mut log, &mut |event| match event {
+        Event::Connected { address } => eprintln!("kalah kgp: connected to {address}"),
+        Event::Greeted { version } => {
+            eprintln!("kalah kgp: the server speaks KGP {version}; playing freeplay")
+        }
+        Event::Answered(answer) if verbose => eprintln!("kalah kgp: {answer}"),
+        Event::Answered(_) => {}
+        Event::ServerError(text) => eprintln!("kalah kgp: the server says: {text}"),
+        Event::Disconnected { reason } => eprintln!("kalah kgp: {reason}"),
+        Event::Retrying { attempt, of, delay } => eprintln!(
+            "kalah kgp: reconnecting in {:.1} s (attempt {attempt} of {of})",
+            delay.as_secs_f64()
+        ),
+    });
+    match result {
+        Ok(summary) => {
+            println!(
+                "the server said goodbye: {} state{} answered in {} connection{}",
+                summary.answered,
+                if summary.answered == 1 { "" } else { "s" },
+                summary.sessions,
+                if summary.sessions == 1 { "" } else { "s" },
+            );
+            Ok(())
+        }
+        Err(e @ KgpError::GaveUp { .. }) | Err(e @ KgpError::Incompatible { .. }) => {
+            Err(CliError::failure(e.to_string()))
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! `kalah mankalah`: an agent for the Manchester ManKalah game engine, over stdin and stdout.
+
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use kalah::Rules;
+use kalah::bots::mankalah::{Agent, DEFAULT_BUDGET, HOUSES, MAX_LINE, Next};
+use kalah::db::{Access, Tablebase};
+use kalah::play::anytime::EngineConfig;
+use kalah::play::record::now_utc;
+
+use super::CliError;
+
+/// Plays Kalah(7,7) for the ManKalah game engine, reading its messages on stdin and answering
+/// on stdout.
+///
+/// The rules are the engine's: South's first move never earns an extra turn, and North may
+/// answer it with SWAP (the pie rule). The agent reads START;South|North,
+/// CHANGE;<move|SWAP>;<board>;YOU|OPP|END and END, and answers MOVE;<house> or SWAP when it is
+/// its turn. Boards list North's houses 1 to 7, North's store, South's houses 1 to 7, South's
+/// store. stdout carries only the answers; notes (a board that differs from the agent's own
+/// view, which it then follows) go to stderr. A malformed message ends the agent with one line
+/// on stderr and exit code 2; input that ends before END, exit code 1.
+///
+/// Example: kalah mankalah --time-budget 3600 --db db --log agent.log
+#[derive(Args, Debug)]
+pub struct MankalahArgs {
+    /// The thinking time for the whole game, in seconds (the engine allows an hour). The agent
+    /// spends a share of what is left on each move, more in the middle game, and keeps a
+    /// reserve.
+    #[arg(long, default_value_t = DEFAULT_BUDGET.as_secs_f64(), value_name = "SECONDS")]
+    time_budget: f64,
+    /// Endgame databases for 7 houses, standard rules (`kalah db build --houses 7`): positions
+    /// with at most their top level of seeds on the board are played perfectly.
+    #[arg(long, value_name = "DIR")]
+    db: Option<PathBuf>,
+    /// Solver threads for the exact endgame.
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    threads: usize,
+    /// Write every message in and out to FILE, each with the seconds since the start (and the
+    /// agent's notes and thinking, on lines starting with #).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+}
+
+/// Runs the agent until END.
+pub fn run(args: MankalahArgs) -> Result<(), CliError> {
+    let budget = Duration::try_from_secs_f64(args.time_budget)
+        .ok()
+        .filter(|b| !b.is_zero())
+        .ok_or_else(|| {
+            CliError::input(format!(
+                "invalid --time-budget '{}': expected a positive number of seconds",
+                args.time_budget
+            ))
+        })?;
+    if args.threads == 0 {
+        return Err(CliError::input("invalid --threads 0: expected 1 or more"));
+    }
+    let db = match &args.db {
+        None => None,
+        Some(dir) => Some(Arc::new(
+            Tablebase::open(dir, HOUSES, Rules::Standard, Access::Map)
+                .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
+        )),
+    };
+    let mut log = match &args.log {
+        None => Log::none(),
+        Some(path) => Log::create(path)?,
+    };
+    let config = EngineConfig {
+        db,
+        exact_seeds: EngineConfig::default_exact_seeds(HOUSES),
+        threads: args.threads,
+        tt_mib: 64,
+    };
+    let mut agent = Agent::new(budget, config)
+        .map_err(|e| CliError::failure(format!("cannot start the engine: {e}")))?;
+    log.note(&format!(
+        "kalah mankalah started {}, time budget {:.3} s",
+        now_utc(),
+        budget.as_secs_f64()
+    ));
+
+    let mut input = std::io::stdin().lock();
+    let mut output = std::io::stdout().lock();
+    loop {
+        let line = match read_line(&mut input) {
+            Ok(Some(line)) => line,
+            Ok(None) if agent.is_finished() => {
+                log.note("the input ended after the last move, with no END");
+                eprintln!("kalah: warning: the engine's input ended with no END after the game");
+                return Ok(());
+            }
+            Ok(None) => {
+                let message = "the engine's input ended before END";
+                log.note(message);
+                return Err(CliError::failure(message));
+            }
+            Err(e) => {
+                log.note(&e.message);
+                return Err(e);
+            }
+        };
+        let received = Instant::now();
+        log.line("<", &line);
+        let next = agent.receive(&line);
+        for note in agent.take_notes() {
+            log.note(&note);
+            eprintln!("kalah: note: {note}");
+        }
+        let next = next.map_err(|e| {
+            log.note(&e.to_string());
+            CliError::input(e.to_string())
+        })?;
+        match next {
+            Next::Wait => {}
+            Next::Stop => {
+                let state = agent.state();
+                let result = state
+                    .result()
+                    .unwrap_or_else(|| "the game was cut short".into());
+                log.note(&format!(
+                    "END: {result}; we played {}; {:.3} s of thinking time used",
+                    agent.side().map_or("no side".into(), |s| s.to_string()),
+                    agent.time_used().as_secs_f64()
+                ));
+                return Ok(());
+            }
+            Next::Respond => {
+                let decision = agent.respond(received).map_err(CliError::failure)?;
+                writeln!(output, "{}", decision.reply)
+                    .and_then(|()| output.flush())
+                    .map_err(|e| CliError::failure(format!("cannot write to the engine: {e}")))?;
+                log.line(">", &decision.reply.to_string());
+                let value = match decision.value {
+                    Some(v) if decision.exact => format!("value {v:+} (exact)"),
+                    Some(v) => format!("value {v:+} at depth {}", decision.depth),
+                    None => "forced".into(),
+                };
+                log.note(&format!(
+                    "{value}, {} nodes, {:.3} s (allotted {:.3} s), {:.3} s left",
+                    decision.nodes,
+                    decision.spent.as_secs_f64(),
+                    decision.allotted.as_secs_f64(),
+                    agent.time_left().as_secs_f64()
+                ));
+            }
+        }
+    }
+}
+
+/// One line from the engine without its `\n`; `None` at the end of the input.
+fn read_line(input: &mut impl BufRead) -> Result<Option<String>, CliError> {
+    let mut bytes = Vec::new();
+    input
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut bytes)
+        .map_err(|e| CliError::failure(format!("cannot read from the engine: {e}")))?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    } else if bytes.len() > MAX_LINE {
+        return Err(CliError::input(format!(
+            "bad message from the engine: a line longer than {MAX_LINE} bytes"
+        )));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| CliError::input("bad message from the engine: a line that is not UTF-8 text"))
+}
+
+/// The `--log` file: every line with the seconds since the start.
+struct Log {
+    file: Option<BufWriter<File>>,
+    start: Instant,
+}
+
+impl Log {
+    fn none() -> Log {
+        Log {
+            file: None,
+            start: Instant::now(),
+        }
+    }
+
+    fn create(path: &PathBuf) -> Result<Log, CliError> {
+        let file = File::create(path).map_err(|e| {
+            CliError::failure(format!("cannot create the log {}: {e}", path.display()))
+        })?;
+        Ok(Log {
+            file: Some(BufWriter::new(file)),
+            start: Instant::now(),
+        })
+    }
+
+    /// A message in (`<`) or out (`>`).
+    fn line(&mut self, direction: &str, text: &str) {
+        self.write(direction, &text.escape_debug().to_string());
+    }
+
+    /// A note of the agent's.
+    fn note(&mut self, text: &str) {
+        self.write("#", text);
+    }
+
+    /// Writes and flushes one line; a failing log does not stop the game.
+    fn write(&mut self, tag: &str, text: &str) {
+        let seconds = self.start.elapsed().as_secs_f64();
+        if let Some(file) = &mut self.file {
+            let ok = writeln!(file, "{seconds:10.3} {tag} {text}").and_then(|()| file.flush());
+            if let Err(e) = ok {
+                eprintln!("kalah: warning: cannot write the log, no more logging: {e}");
+                self.file = None;
+            }
+        }
+    }
+}
