@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use crate::db::{Access, Tablebase};
 use crate::play::anytime::{Engine, EngineConfig, Thought};
@@ -457,11 +457,7 @@ impl fmt::Display for Answer {
             f.write_str(" no move")?;
         }
         for m in &self.moves {
-            let how = if m.exact {
-                "exact".to_owned()
-            } else {
-                format!("depth {}", m.depth)
-            };
+            let how = how_found(m.exact, m.depth);
             write!(
                 f,
                 " move {} ({how}, {:+}, {:.3} s)",
@@ -471,11 +467,7 @@ impl fmt::Display for Answer {
             )?;
         }
         if let Some(t) = &self.last {
-            let how = if t.exact {
-                "exact".to_owned()
-            } else {
-                format!("depth {}", t.depth)
-            };
+            let how = how_found(t.exact, t.depth);
             write!(
                 f,
                 "; final {} ({how}, {:+}), {} nodes",
@@ -1297,29 +1289,21 @@ fn read_loop(stream: TcpStream, shared: &Shared, tx: &Sender<Incoming>) {
     let _ = tx.send(Incoming::Closed(closed));
 }
 
+/// `exact` or `depth D`, for the log.
+fn how_found(exact: bool, depth: u32) -> String {
+    if exact {
+        "exact".to_owned()
+    } else {
+        format!("depth {depth}")
+    }
+}
+
 /// Now in UTC, ISO 8601 to the millisecond: `2024-05-01T12:00:00.123Z`.
 fn utc_now() -> String {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = since.as_secs();
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let t = crate::play::record::UtcTime::now();
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60,
-        since.subsec_millis()
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milli
     )
 }
 

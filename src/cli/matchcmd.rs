@@ -2,12 +2,11 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use kalah::db::{Access, Tablebase};
 use kalah::play::arena::{GameResult, MatchConfig, MatchReport, play_match};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
@@ -126,18 +125,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
-    let db = match (&args.db, rules.rules.kalah()) {
-        (None, _) => None,
-        (Some(_), None) => {
-            return Err(CliError::input(
-                "--db: the endgame databases are for Kalah rules, not awari-basic",
-            ));
-        }
-        (Some(dir), Some(kalah_rules)) => Some(Arc::new(
-            Tablebase::open(dir, rules.houses, kalah_rules, Access::Map)
-                .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
-        )),
-    };
+    let db = super::play::open_db(&args.db, rules)?;
     let threads = match args.threads {
         Some(0) => return Err(CliError::input("--threads must be at least 1")),
         Some(t) => t,

@@ -98,7 +98,7 @@ pub fn open_db(
     };
     let Some(kalah) = rules.rules.kalah() else {
         return Err(CliError::input(
-            "--db needs standard or empty-capture rules",
+            "--db: the endgame databases are for Kalah rules, not awari-basic",
         ));
     };
     Tablebase::open(dir, rules.houses, kalah, Access::Map)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use kalah::db::{Access, Tablebase};
+use kalah::db::Tablebase;
 use kalah::play::record::{Record, result_text};
 use kalah::play::{Action, Game, PlayRules, PlayState};
 use kalah::{AnyPosition, Lanes, Move, Position, Rules, Side, Solver, SolverConfig, with_position};
@@ -180,18 +180,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     })?;
     let rules = record.rules;
     let kalah_rules = rules.rules.kalah();
-    let db = match (&args.db, kalah_rules) {
-        (None, _) => None,
-        (Some(_), None) => {
-            return Err(CliError::input(
-                "--db: the endgame databases are for Kalah rules, not awari-basic",
-            ));
-        }
-        (Some(dir), Some(r)) => Some(Arc::new(
-            Tablebase::open(dir, rules.houses, r, Access::Map)
-                .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
-        )),
-    };
+    let db = super::play::open_db(&args.db, rules)?;
     let judge = match kalah_rules {
         Some(r) => Some(Judge::new(rules.houses, r, db, args.solve_seeds)?),
         None => None,

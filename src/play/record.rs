@@ -243,20 +243,57 @@ fn parse_variant(value: &str) -> Result<(usize, u32), String> {
 
 /// Today's date and time in UTC, `YYYY-MM-DD HH:MM UTC`, from the system clock.
 pub fn now_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let (hh, mm) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02} UTC")
+    let t = UtcTime::now();
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        t.year, t.month, t.day, t.hour, t.minute
+    )
+}
+
+/// A moment of the system clock in UTC, broken into calendar fields.
+#[derive(Clone, Copy, Debug)]
+pub struct UtcTime {
+    /// Year.
+    pub year: i64,
+    /// Month, 1-12.
+    pub month: u32,
+    /// Day of the month, 1-31.
+    pub day: u32,
+    /// Hour, 0-23.
+    pub hour: u32,
+    /// Minute.
+    pub minute: u32,
+    /// Second.
+    pub second: u32,
+    /// Millisecond.
+    pub milli: u32,
+}
+
+impl UtcTime {
+    /// Now, from the system clock (the epoch if the clock is before it).
+    pub fn now() -> UtcTime {
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let secs = since.as_secs();
+        let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        UtcTime {
+            year: yoe + era * 400 + i64::from(month <= 2),
+            month: month as u32,
+            day: day as u32,
+            hour: (rest / 3600) as u32,
+            minute: (rest / 60 % 60) as u32,
+            second: (rest % 60) as u32,
+            milli: since.subsec_millis(),
+        }
+    }
 }
