@@ -17,7 +17,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Exact Kalah (mancala): rules, positions, perft and the exact solver.
+/// Exact Kalah (mancala): rules, positions, perft, the exact solver, endgame databases, play,
+/// matches and bots for game servers.
 ///
 /// Positions are KGP board literals, South to move unless stated:
 ///   '<m,south_store,north_store,s_1,...,s_m,n_1,...,n_m>'  (quote it: < and > are shell syntax)
@@ -25,7 +26,8 @@ use clap::{Parser, Subcommand};
 /// after the literal ('<...> north') or pass --to-move north for North to move.
 ///
 /// Limits: 1 to 12 houses a side, at most 65535 seeds in a game (Kalah(12,12) has 288).
-/// Rules: `standard` (a capture needs a non-empty opposite house) or `empty-capture`.
+/// Rules: `standard` (a capture needs a non-empty opposite house) or `empty-capture`; play also
+/// knows `awari-basic` and `mankalah`. Databases: 1 to 8 houses, levels up to 64 seeds.
 #[derive(Parser, Debug)]
 #[command(name = "kalah", version, about, long_about, max_term_width = 100)]
 pub struct Cli {
