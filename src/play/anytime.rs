@@ -5,7 +5,9 @@
 //! and board size. Each finished iteration reports its move and value; an iteration cut short
 //! by the deadline or the stop flag is dropped, except that its first move (the previous best,
 //! searched first) still confirms the previous choice. The first report, a legal move, comes at
-//! once (depth 1).
+//! once (depth 1). A transposition table, kept from move to move, holds each searched node's
+//! bounds (relative to the store difference, so positions that differ only in their stores
+//! share them) and best move, which is tried first.
 //!
 //! Once the position is within reach of the exact solver (Kalah rules; at most the databases'
 //! top level of seeds on the board, or at most [`EngineConfig::exact_seeds`]), the engine
@@ -77,6 +79,48 @@ pub struct Engine {
     config: EngineConfig,
     solver: Option<Solver>,
     nodes: u64,
+    table: Table,
+}
+
+/// One slot of the engine's table.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    /// Bounds on the value minus the store difference of the side to move.
+    lower: i16,
+    upper: i16,
+    /// Sowings searched below the node.
+    depth: u8,
+    /// Best move's house (1-based; 0: none).
+    best: u8,
+}
+
+/// The engine's transposition table: one slot per key, always replaced.
+struct Table {
+    slots: Vec<Slot>,
+}
+
+impl Table {
+    fn new(mib: usize) -> Table {
+        let count = (mib.max(1) << 20) / std::mem::size_of::<Slot>();
+        Table {
+            slots: vec![Slot::default(); count.next_power_of_two() / 2],
+        }
+    }
+
+    fn index(&self, key: u64) -> usize {
+        (key as usize) & (self.slots.len() - 1)
+    }
+
+    fn probe(&self, key: u64) -> Option<Slot> {
+        let slot = self.slots[self.index(key)];
+        (slot.key == key && slot.depth > 0).then_some(slot)
+    }
+
+    fn store(&mut self, slot: Slot) {
+        let i = self.index(slot.key);
+        self.slots[i] = slot;
+    }
 }
 
 /// The search was stopped: its result is void.
@@ -103,6 +147,7 @@ impl Engine {
         };
         Ok(Engine {
             rules,
+            table: Table::new(config.tt_mib.max(16)),
             config,
             solver,
             nodes: 0,
@@ -215,6 +260,7 @@ impl Engine {
             nodes: 0,
             may_stop: depth > 1,
             horizon_reached: false,
+            table: &mut self.table,
         };
         let mut best: Option<(i32, Move)> = None;
         for &mv in order {
@@ -228,7 +274,8 @@ impl Engine {
                     .negamax(&next, depth - 1, -i32::MAX, -alpha)
                     .map(|v| -v),
             };
-            self.nodes += std::mem::take(&mut search.nodes);
+            let searched = std::mem::take(&mut search.nodes);
+            self.nodes += searched;
             let v = v?;
             if best.is_none_or(|(b, _)| v > b) {
                 best = Some((v, mv));
@@ -245,10 +292,13 @@ struct Search<'a> {
     nodes: u64,
     may_stop: bool,
     horizon_reached: bool,
+    table: &'a mut Table,
 }
 
 impl Search<'_> {
-    /// Fail-soft negamax on the store difference of the side to move, `depth` sowings deep.
+    /// Fail-soft negamax on the store difference of the side to move, `depth` sowings deep:
+    /// the value if it lies within (alpha, beta), else a bound on the same side of the window
+    /// (at most alpha: an upper bound; at least beta: a lower bound).
     fn negamax(
         &mut self,
         state: &PlayState,
@@ -266,36 +316,81 @@ impl Search<'_> {
         let me = state
             .to_move()
             .expect("finished games are valued by the caller");
+        let stores = state.store_difference(me);
         if depth == 0 {
             self.horizon_reached = true;
-            return Ok(state.store_difference(me));
+            return Ok(stores);
         }
-        // Sow every move; extra turns first, then the seeds banked.
-        let mut children: Vec<(i32, PlayState)> = state
+        let key = state.key();
+        let mut table_move = 0;
+        if let Some(slot) = self.table.probe(key) {
+            table_move = slot.best;
+            if u32::from(slot.depth) >= depth {
+                // The stored search may have met the horizon: so may this one.
+                self.horizon_reached = true;
+                let (lower, upper) = (
+                    stores + i32::from(slot.lower),
+                    stores + i32::from(slot.upper),
+                );
+                if lower >= beta || lower == upper {
+                    return Ok(lower);
+                }
+                if upper <= alpha {
+                    return Ok(upper);
+                }
+            }
+        }
+        // Sow every move; the table's move first, then extra turns, then the seeds banked.
+        let mut children: Vec<(i32, u8, PlayState)> = state
             .legal_moves()
             .into_iter()
             .map(|mv| {
                 let mut next = *state;
                 let sown = next.play(mv);
-                let banked = next.store_difference(me) - state.store_difference(me);
-                let key = if sown.extra_turn { 1000 } else { 0 } + banked;
-                (key, next)
+                let banked = next.store_difference(me) - stores;
+                let house = mv.house() as u8;
+                let order = if house == table_move {
+                    1 << 20
+                } else {
+                    i32::from(sown.extra_turn) * 1000 + banked
+                };
+                (order, house, next)
             })
             .collect();
-        children.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+        children.sort_by_key(|&(order, _, _)| std::cmp::Reverse(order));
+        let alpha_in = alpha;
         let mut best = -i32::MAX;
-        for (_, next) in children {
+        let mut best_move = 0;
+        for (_, house, next) in children {
             let v = match next.to_move() {
                 None => next.store_difference(me),
                 Some(side) if side == me => self.negamax(&next, depth - 1, alpha, beta)?,
                 Some(_) => -self.negamax(&next, depth - 1, -beta, -alpha)?,
             };
-            best = best.max(v);
+            if v > best {
+                best = v;
+                best_move = house;
+            }
             alpha = alpha.max(v);
             if alpha >= beta {
                 break;
             }
         }
+        let relative = (best - stores).clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16;
+        let (lower, upper) = if best >= beta {
+            (relative, i16::MAX)
+        } else if best <= alpha_in {
+            (-i16::MAX, relative)
+        } else {
+            (relative, relative)
+        };
+        self.table.store(Slot {
+            key,
+            lower,
+            upper,
+            depth: depth.min(u32::from(u8::MAX)) as u8,
+            best: best_move,
+        });
         Ok(best)
     }
 }

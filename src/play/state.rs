@@ -196,6 +196,19 @@ impl PlayState {
         Some(format!("South {s}, North {n}: {verdict}"))
     }
 
+    /// A 64-bit hash of what decides the future store difference: the houses seen from the
+    /// side to move, and the flags of the turn (stores excluded, as in [`crate::Board::key`]).
+    pub fn key(&self) -> u64 {
+        let me = self.to_move;
+        let mut h = crate::lanes::mix64(
+            u64::from(self.extra_move) | u64::from(self.fresh) << 1 | (self.m as u64) << 2,
+        );
+        for &seeds in self.houses(me).iter().chain(self.houses(me.other())) {
+            h = crate::lanes::mix64(h ^ u64::from(seeds));
+        }
+        h
+    }
+
     /// Houses a side.
     pub fn houses_per_side(&self) -> usize {
         self.m
