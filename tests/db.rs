@@ -405,3 +405,16 @@ fn random_entries_of_larger_levels_match_the_naive_solver() {
         }
     }
 }
+
+#[test]
+fn a_build_too_big_for_the_machine_is_refused_before_it_starts() {
+    let dir = TempDir::new("too-big");
+    let cancel = AtomicBool::new(false);
+    let err = build(&dir.0, 8, Rules::Standard, 40, &cancel, &|_| {}).unwrap_err();
+    assert!(matches!(err, DbError::Unsupported(_)), "{err}");
+    assert!(err.to_string().contains("GiB"), "{err}");
+    assert!(
+        std::fs::read_dir(&dir.0).unwrap().next().is_none(),
+        "nothing written"
+    );
+}

@@ -446,6 +446,15 @@ pub fn build(
             crate::db::MAX_LEVEL
         ))
     })?;
+    let needed = build_memory(&layout);
+    if needed > BUILD_MEMORY_LIMIT {
+        return Err(DbError::Unsupported(format!(
+            "{houses} houses up to level {max_level} needs about {} GiB of memory to build (the \
+             top level and the move tables), more than the {} GiB allowed",
+            needed >> 30,
+            BUILD_MEMORY_LIMIT >> 30
+        )));
+    }
     std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let sides = SideTables::new(&layout);
     let mut levels: Vec<Box<dyn Storage>> = Vec::new();
@@ -511,6 +520,18 @@ pub fn build(
         });
     }
     Ok(report)
+}
+
+/// The most memory a build may need (a 24 GiB machine keeps some for the page cache).
+pub const BUILD_MEMORY_LIMIT: u64 = 20 << 30;
+
+/// Bytes a build of `layout`'s levels needs at its peak: the top level in memory and the move
+/// tables of every side (houses, moves, spilled and emptied ranks).
+pub fn build_memory(layout: &Layout) -> u64 {
+    let m = layout.houses() as u64;
+    let sides: u64 = (0..=layout.max_level()).map(|s| layout.side_count(s)).sum();
+    let per_side = 8 + m * (std::mem::size_of::<SideMove>() as u64 + 8);
+    layout.level_len(layout.max_level()) + sides * per_side
 }
 
 /// Writes a level to `<path>.tmp`, syncs it and renames it to `path`; returns the checksum.
