@@ -1,29 +1,14 @@
 //! Matches and replays: the arena's pairing and statistics, `kalah match` and `kalah replay`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use kalah::play::arena::{MatchConfig, MatchReport, play_match};
 use kalah::play::record::{Record, result_text};
 use kalah::play::{GameRules, PlayRules, PlayerSpec, Resources};
 use kalah::{AnyPosition, Rules, Side, Solver, SolverConfig, with_position};
 
-fn kalah(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kalah"))
-        .args(args)
-        .output()
-        .expect("the kalah binary runs")
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = kalah(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
+mod cli_common;
+use cli_common::{json, kalah};
 
 /// A fresh, empty directory for one test.
 fn temp_dir(name: &str) -> PathBuf {
