@@ -240,7 +240,7 @@ fn db_build_info_verify_and_query_agree_with_analyze() {
     let dir = std::env::temp_dir().join(format!("kalah-cli-db-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
-    let built = json(&[
+    let build = [
         "db",
         "build",
         "-m",
@@ -252,23 +252,12 @@ fn db_build_info_verify_and_query_agree_with_analyze() {
         "--dir",
         d,
         "--json",
-    ]);
+    ];
+    let built = json(&build);
     assert_eq!(built["levels"].as_array().unwrap().len(), 11);
     assert_eq!(built["rules"], "empty-capture");
     // Building again keeps every level.
-    let again = json(&[
-        "db",
-        "build",
-        "-m",
-        "4",
-        "--max-seeds",
-        "10",
-        "--rules",
-        "empty-capture",
-        "--dir",
-        d,
-        "--json",
-    ]);
+    let again = json(&build);
     assert!(
         again["levels"]
             .as_array()

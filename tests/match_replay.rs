@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use kalah::play::arena::{MatchConfig, MatchReport, play_match};
-use kalah::play::record::{Record, result_text};
+use kalah::play::record::Record;
 use kalah::play::{GameRules, PlayRules, PlayerSpec, Resources};
 use kalah::{AnyPosition, Rules, Side, Solver, SolverConfig, with_position};
 
@@ -295,7 +295,7 @@ fn match_records_replay_to_the_same_final_position() {
             .lines()
             .find_map(|l| l.strip_prefix("result: "))
             .unwrap();
-        assert_eq!(Some(written.to_owned()), result_text(&game));
+        assert_eq!(Some(written.to_owned()), game.state().result());
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -969,19 +969,7 @@ impl Client<'_> {
             Err(why) => {
                 answer.note = Some(why);
                 match simple_move(&houses) {
-                    Some(house) => {
-                        let sent = send_move(shared, request, house);
-                        if sent.is_ok() {
-                            answer.moves.push(SentMove {
-                                house,
-                                depth: 0,
-                                value: 0,
-                                exact: false,
-                                after: received.elapsed(),
-                            });
-                        }
-                        sent
-                    }
+                    Some(house) => send_simple_move(shared, request, house, received, &mut answer),
                     None => Ok(()),
                 }
             }
@@ -1025,15 +1013,7 @@ impl Client<'_> {
                 answer.note = Some(why);
                 let house = simple_move(state.houses(crate::Side::South))
                     .expect("a game not over has a move");
-                send_move(shared, request, house)?;
-                answer.moves.push(SentMove {
-                    house,
-                    depth: 0,
-                    value: 0,
-                    exact: false,
-                    after: received.elapsed(),
-                });
-                return Ok(());
+                return send_simple_move(shared, request, house, received, answer);
             }
         };
         let rules = GameRules {
@@ -1112,6 +1092,25 @@ impl Client<'_> {
             }
         }
     }
+}
+
+/// Sends `house`, chosen without a search, and records it in `answer` once sent.
+fn send_simple_move(
+    shared: &Shared,
+    request: &Request,
+    house: usize,
+    received: Instant,
+    answer: &mut Answer,
+) -> io::Result<()> {
+    send_move(shared, request, house)?;
+    answer.moves.push(SentMove {
+        house,
+        depth: 0,
+        value: 0,
+        exact: false,
+        after: received.elapsed(),
+    });
+    Ok(())
 }
 
 fn send_move(shared: &Shared, request: &Request, house: usize) -> io::Result<()> {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::db::Tablebase;
-use kalah::play::record::{Record, result_text};
+use kalah::play::record::Record;
 use kalah::play::{Action, Game, PlayRules, PlayState};
 use kalah::{AnyPosition, Lanes, Move, Position, Rules, Side, Solver, SolverConfig, with_position};
 use serde_json::json;
@@ -264,7 +264,7 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
         "north": record.north,
         "date": record.date,
         "moves": moves,
-        "result": result_text(game),
+        "result": game.state().result(),
         "final_position": literal(game.state()),
     })
 }
@@ -344,7 +344,7 @@ fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, 
     }
     println!();
     let drawing = game.state().render();
-    match result_text(game) {
+    match game.state().result() {
         Some(result) => {
             // The drawing's last line judges the game by Kalah's sweep; the result line below
             // is right under every rule set.

@@ -64,11 +64,6 @@ impl fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-/// The result line of a finished game (`None` while it goes on).
-pub fn result_text(game: &Game) -> Option<String> {
-    game.state().result()
-}
-
 impl Record {
     /// The record of `game` between `south` and `north` (the players that started there).
     pub fn of(game: &Game, south: &str, north: &str, date: Option<String>) -> Record {
@@ -122,7 +117,7 @@ impl Record {
             }
             turn_open = sown.is_some_and(|s| s.extra_turn);
         }
-        match result_text(&game) {
+        match game.state().result() {
             Some(result) => out += &format!("result: {result}\n"),
             None => out += "result: unfinished\n",
         }
