@@ -199,6 +199,74 @@ fn solve_and_analyze_agree_and_print_the_documented_json() {
 }
 
 #[test]
+fn levels_built_in_memory_change_nothing_but_the_work() {
+    for rules in ["standard", "empty-capture"] {
+        let solve = |memory_db: &str| {
+            json(&[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "5",
+                "--rules",
+                rules,
+                "--all-moves",
+                "--json",
+                "--memory-db",
+                memory_db,
+            ])
+        };
+        let (auto, off, more) = (solve("auto"), solve("off"), solve("20"));
+        for key in ["value", "best", "moves", "pv"] {
+            assert_eq!(auto[key], off[key], "{rules}: {key}");
+            assert_eq!(more[key], off[key], "{rules}: {key}");
+        }
+        // 40 seeds: the levels up to 30 seeds below.
+        assert_eq!(auto["db_max_seeds"], 10);
+        assert_eq!(auto["db_in_memory"], true);
+        assert!(auto["db_build_ms"].is_u64());
+        assert_eq!(more["db_max_seeds"], 20);
+        assert_eq!(off["db_max_seeds"], serde_json::Value::Null);
+        assert_eq!(off["db_in_memory"], false);
+        let analyze = |memory_db: &str| {
+            json(&[
+                "analyze",
+                "<4,2,5,0,7,1,4,9,3,6,3>",
+                "--rules",
+                rules,
+                "--json",
+                "--memory-db",
+                memory_db,
+            ])
+        };
+        let (with, without) = (analyze("16"), analyze("off"));
+        for key in ["value", "best", "moves", "pv"] {
+            assert_eq!(with[key], without[key], "{rules}: {key}");
+        }
+    }
+    // Small boards build nothing by default.
+    let small = json(&["solve", "-m", "4", "-n", "3", "--value-only", "--json"]);
+    assert_eq!(small["db_max_seeds"], serde_json::Value::Null);
+    for (args, says) in [
+        (&["--memory-db", "65"][..], "levels go up to 64"),
+        (&["--memory-db", "lots"][..], "expected a number of seeds"),
+        (
+            &["--memory-db", "8", "--db", "."][..],
+            "cannot be used with",
+        ),
+    ] {
+        let mut all = vec!["solve", "-m", "4", "-n", "3"];
+        all.extend_from_slice(args);
+        let out = kalah(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn analyze_counts_the_stores_for_the_side_to_move() {
     // North to move with 5 seeds more in its store: the value includes those 5.
     let with = json(&["analyze", "<3,0,5,1,2,0,2,1,1> north", "--json"]);

@@ -138,6 +138,30 @@ fn map_read_and_memory_probes_agree_with_the_build() {
     assert!(bases[1].slices().is_err(), "plain reads give no slices");
 }
 
+#[test]
+fn levels_built_in_memory_are_the_levels_of_the_files() {
+    for rules in RULES {
+        let (_, levels) = build_memory(5, rules, 11);
+        let cancel = AtomicBool::new(false);
+        let base = pool(2)
+            .install(|| kalah::db::build_in_memory(5, rules, 11, &cancel, &|_| {}))
+            .unwrap();
+        assert_eq!(
+            (base.houses(), base.rules(), base.max_level()),
+            (5, rules, 11)
+        );
+        for (k, level) in levels.iter().enumerate() {
+            let built = base.level(k as u32).unwrap().as_slice().unwrap();
+            assert!(built == level.as_slice(), "{rules} level {k}");
+        }
+    }
+    let cancel = AtomicBool::new(true);
+    assert!(matches!(
+        kalah::db::build_in_memory(4, Rules::Standard, 6, &cancel, &|_| {}),
+        Err(DbError::Cancelled)
+    ));
+}
+
 /// Copies the files of `from` into a new directory.
 fn copy_dir(from: &Path, name: &str) -> TempDir {
     let to = TempDir::new(name);

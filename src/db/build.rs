@@ -34,7 +34,8 @@ use rayon::prelude::*;
 use crate::board::Board;
 use crate::db::format::{Header, checksum};
 use crate::db::index::Layout;
-use crate::db::storage::{Access, Storage, open_level};
+use crate::db::storage::{Access, InMemory, Storage, open_level};
+use crate::db::tablebase::Tablebase;
 use crate::db::{DbError, decode, encode, finished_f, level_file_name};
 use crate::rules::Rules;
 
@@ -520,6 +521,68 @@ pub fn build(
         });
     }
     Ok(report)
+}
+
+/// Builds the levels `0..=max_level` in memory, in the current rayon pool, without files: for
+/// a search that wants the small levels of a variant for which no database is on disk. Setting
+/// `cancel` stops it ([`DbError::Cancelled`]); `progress` is called as in [`build`].
+pub fn build_in_memory(
+    houses: usize,
+    rules: Rules,
+    max_level: u32,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(BuildProgress) + Sync),
+) -> Result<Tablebase, DbError> {
+    let layout = Layout::new(houses, max_level).ok_or_else(|| {
+        DbError::Unsupported(format!(
+            "databases index 1 to {} houses a side and levels up to {}",
+            crate::db::MAX_DB_HOUSES,
+            crate::db::MAX_LEVEL
+        ))
+    })?;
+    // Every level stays in memory, besides the move tables.
+    let entries: u64 = (0..max_level).map(|k| layout.level_len(k)).sum();
+    let needed = build_memory(&layout) + entries;
+    if needed > BUILD_MEMORY_LIMIT {
+        return Err(DbError::Unsupported(format!(
+            "{houses} houses up to level {max_level} needs about {} GiB of memory, more than the \
+             {} GiB allowed",
+            needed >> 30,
+            BUILD_MEMORY_LIMIT >> 30
+        )));
+    }
+    let sides = SideTables::new(&layout);
+    let mut levels: Vec<Vec<u8>> = Vec::new();
+    for k in 0..=max_level {
+        let total = layout.level_len(k);
+        let start = Instant::now();
+        let lower: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+        let report_done = |done| {
+            progress(BuildProgress {
+                level: k,
+                done,
+                total,
+                elapsed: start.elapsed(),
+                finished: false,
+                kept: false,
+            })
+        };
+        let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
+        levels.push(entries);
+        progress(BuildProgress {
+            level: k,
+            done: total,
+            total,
+            elapsed: start.elapsed(),
+            finished: true,
+            kept: false,
+        });
+    }
+    let levels = levels
+        .into_iter()
+        .map(|entries| Box::new(InMemory::new(entries)) as Box<dyn Storage>)
+        .collect();
+    Ok(Tablebase::from_levels(houses, rules, layout, levels))
 }
 
 /// The most memory a build may need (a 24 GiB machine keeps some for the page cache).

@@ -25,7 +25,7 @@ pub mod storage;
 pub mod tablebase;
 pub mod verify;
 
-pub use build::{BuildProgress, BuildReport, build};
+pub use build::{BuildProgress, BuildReport, build, build_in_memory};
 pub use index::{Layout, MAX_DB_HOUSES, MAX_LEVEL, level_len};
 pub use storage::{Access, Storage};
 pub use tablebase::Tablebase;

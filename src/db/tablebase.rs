@@ -74,6 +74,25 @@ impl Tablebase {
         })
     }
 
+    /// A tablebase of levels already in memory (`levels[k]` is level `k`, from level 0 up), as
+    /// [`crate::db::build::build_in_memory`] makes them. It has no directory.
+    pub(crate) fn from_levels(
+        houses: usize,
+        rules: Rules,
+        layout: Layout,
+        levels: Vec<Box<dyn Storage>>,
+    ) -> Tablebase {
+        debug_assert_eq!(levels.len() as u32, layout.max_level() + 1);
+        Tablebase {
+            dir: PathBuf::new(),
+            houses,
+            rules,
+            access: Access::Memory,
+            layout,
+            levels: levels.into_iter().map(OnceLock::from).collect(),
+        }
+    }
+
     /// Houses a side.
     pub fn houses(&self) -> usize {
         self.houses
