@@ -440,22 +440,7 @@ pub fn build(
     cancel: &AtomicBool,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
-    let layout = Layout::new(houses, max_level).ok_or_else(|| {
-        DbError::Unsupported(format!(
-            "databases index 1 to {} houses a side and levels up to {}",
-            crate::db::MAX_DB_HOUSES,
-            crate::db::MAX_LEVEL
-        ))
-    })?;
-    let needed = build_memory(&layout);
-    if needed > BUILD_MEMORY_LIMIT {
-        return Err(DbError::Unsupported(format!(
-            "{houses} houses up to level {max_level} needs about {} GiB of memory to build (the \
-             top level and the move tables), more than the {} GiB allowed",
-            needed >> 30,
-            BUILD_MEMORY_LIMIT >> 30
-        )));
-    }
+    let layout = plan(houses, max_level, false)?;
     std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let sides = SideTables::new(&layout);
     let mut levels: Vec<Box<dyn Storage>> = Vec::new();
@@ -483,16 +468,7 @@ pub fn build(
                 .iter()
                 .map(|l| l.as_slice().expect("a mapped level"))
                 .collect();
-            let report_done = |done| {
-                progress(BuildProgress {
-                    level: k,
-                    done,
-                    total,
-                    elapsed: start.elapsed(),
-                    finished: false,
-                    kept: false,
-                })
-            };
+            let report_done = |done| notify(progress, k, done, total, start, None);
             let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
             let sum =
                 write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
@@ -500,14 +476,7 @@ pub fn build(
             levels.push(open_level(&path, Access::Map, houses, rules, k, total)?);
             sum
         };
-        progress(BuildProgress {
-            level: k,
-            done: total,
-            total,
-            elapsed: start.elapsed(),
-            finished: true,
-            kept,
-        });
+        notify(progress, k, total, total, start, Some(kept));
         report.levels.push(LevelReport {
             level: k,
             entries: total,
@@ -533,6 +502,28 @@ pub fn build_in_memory(
     cancel: &AtomicBool,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<Tablebase, DbError> {
+    let layout = plan(houses, max_level, true)?;
+    let sides = SideTables::new(&layout);
+    let mut levels: Vec<Vec<u8>> = Vec::new();
+    for k in 0..=max_level {
+        let total = layout.level_len(k);
+        let start = Instant::now();
+        let lower: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+        let report_done = |done| notify(progress, k, done, total, start, None);
+        let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
+        levels.push(entries);
+        notify(progress, k, total, total, start, Some(false));
+    }
+    let levels = levels
+        .into_iter()
+        .map(|entries| Box::new(InMemory::new(entries)) as Box<dyn Storage>)
+        .collect();
+    Ok(Tablebase::from_levels(houses, rules, layout, levels))
+}
+
+/// The layout of the levels `0..=max_level` for `houses`, if databases index them and their
+/// build fits in [`BUILD_MEMORY_LIMIT`] (with every level held in memory if `in_memory`).
+fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbError> {
     let layout = Layout::new(houses, max_level).ok_or_else(|| {
         DbError::Unsupported(format!(
             "databases index 1 to {} houses a side and levels up to {}",
@@ -540,49 +531,42 @@ pub fn build_in_memory(
             crate::db::MAX_LEVEL
         ))
     })?;
-    // Every level stays in memory, besides the move tables.
-    let entries: u64 = (0..max_level).map(|k| layout.level_len(k)).sum();
-    let needed = build_memory(&layout) + entries;
+    let below: u64 = if in_memory {
+        (0..max_level).map(|k| layout.level_len(k)).sum()
+    } else {
+        0
+    };
+    let needed = build_memory(&layout) + below;
     if needed > BUILD_MEMORY_LIMIT {
         return Err(DbError::Unsupported(format!(
-            "{houses} houses up to level {max_level} needs about {} GiB of memory, more than the \
-             {} GiB allowed",
+            "{houses} houses up to level {max_level} needs about {} GiB of memory to build (the \
+             {} and the move tables), more than the {} GiB allowed",
             needed >> 30,
+            if in_memory { "levels" } else { "top level" },
             BUILD_MEMORY_LIMIT >> 30
         )));
     }
-    let sides = SideTables::new(&layout);
-    let mut levels: Vec<Vec<u8>> = Vec::new();
-    for k in 0..=max_level {
-        let total = layout.level_len(k);
-        let start = Instant::now();
-        let lower: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
-        let report_done = |done| {
-            progress(BuildProgress {
-                level: k,
-                done,
-                total,
-                elapsed: start.elapsed(),
-                finished: false,
-                kept: false,
-            })
-        };
-        let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
-        levels.push(entries);
-        progress(BuildProgress {
-            level: k,
-            done: total,
-            total,
-            elapsed: start.elapsed(),
-            finished: true,
-            kept: false,
-        });
-    }
-    let levels = levels
-        .into_iter()
-        .map(|entries| Box::new(InMemory::new(entries)) as Box<dyn Storage>)
-        .collect();
-    Ok(Tablebase::from_levels(houses, rules, layout, levels))
+    Ok(layout)
+}
+
+/// Reports `done` of the `total` entries of level `level`, begun at `start`; `finished`: the
+/// level is done, and whether it was kept from an earlier build.
+fn notify(
+    progress: &(dyn Fn(BuildProgress) + Sync),
+    level: u32,
+    done: u64,
+    total: u64,
+    start: Instant,
+    finished: Option<bool>,
+) {
+    progress(BuildProgress {
+        level,
+        done,
+        total,
+        elapsed: start.elapsed(),
+        finished: finished.is_some(),
+        kept: finished == Some(true),
+    });
 }
 
 /// The most memory a build may need (a 24 GiB machine keeps some for the page cache).
