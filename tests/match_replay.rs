@@ -72,6 +72,48 @@ fn perfect_never_loses_to_random() {
 }
 
 #[test]
+fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
+    // Kalah(5,4): 40 seeds, the levels up to 10 (as `solve` builds them).
+    let dir = temp_dir("memory-levels");
+    let d = dir.to_str().unwrap();
+    let built = kalah(&[
+        "db",
+        "build",
+        "--houses",
+        "5",
+        "--max-seeds",
+        "10",
+        "--dir",
+        d,
+    ]);
+    assert!(built.status.success());
+    let args = [
+        "match", "perfect", "greedy", "--games", "2", "-m", "5", "-n", "4", "--json",
+    ];
+    let memory = kalah(&args);
+    assert!(memory.status.success());
+    let stderr = String::from_utf8_lossy(&memory.stderr);
+    assert!(
+        stderr.contains("endgame levels 0..=10 built in memory for the perfect player"),
+        "{stderr}"
+    );
+    let memory: serde_json::Value = serde_json::from_slice(&memory.stdout).unwrap();
+    let mut with_files = args.to_vec();
+    with_files.extend(["--db", d]);
+    let files = json(&with_files);
+    for key in ["wins", "draws", "losses", "seeds_a", "seeds_b"] {
+        assert_eq!(memory[key], files[key], "{key}");
+    }
+    assert_eq!(memory["losses"], 0);
+    // Without a perfect player nothing is built.
+    let out = kalah(&[
+        "match", "greedy", "random", "--games", "2", "-m", "5", "-n", "4",
+    ]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("built in memory"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn perfect_gets_at_least_the_value_after_the_opening() {
     // Whatever the random opening and the random opponent, the perfect player ends with at
     // least the exact value of the position the opening left, from its side.

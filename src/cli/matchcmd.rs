@@ -125,12 +125,13 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
-    let db = super::play::open_db(&args.db, rules)?;
     let threads = match args.threads {
         Some(0) => return Err(CliError::input("--threads must be at least 1")),
         Some(t) => t,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
+    let db = super::play::open_db(&args.db, rules, perfect, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))

@@ -88,13 +88,31 @@ pub fn game_rules(
     })
 }
 
-/// The databases in `dir` for `rules`, if a directory is given (Kalah rules only).
+/// The databases for `rules`: those in `dir` if a directory is given (Kalah rules only).
+/// Without one, when a perfect player takes part (`perfect`) in a Kalah game of 40 seeds or
+/// more, the small levels built in memory now on `threads` threads, as `solve` builds them
+/// (see its `--memory-db`), with a line on stderr.
 pub fn open_db(
     dir: &Option<PathBuf>,
     rules: GameRules,
+    perfect: bool,
+    threads: usize,
 ) -> Result<Option<Arc<Tablebase>>, CliError> {
     let Some(dir) = dir else {
-        return Ok(None);
+        let (true, Some(kalah_rules)) = (perfect, rules.rules.kalah()) else {
+            return Ok(None);
+        };
+        let seeds = (2 * rules.houses as u32).saturating_mul(rules.seeds);
+        let Some(top) = kalah::search::auto_memory_db(rules.houses, seeds) else {
+            return Ok(None);
+        };
+        let (db, time) = super::solve::build_in_memory(rules.houses, kalah_rules, top, threads)?;
+        eprintln!(
+            "endgame levels 0..={top} built in memory for the perfect player in {:.1} s \
+             (--db DIR reads them from files)",
+            time.as_secs_f64()
+        );
+        return Ok(Some(db));
     };
     let Some(kalah) = rules.rules.kalah() else {
         return Err(CliError::input(
@@ -108,12 +126,18 @@ pub fn open_db(
 
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
     let rules = game_rules(args.houses, args.seeds, args.rules, args.pie)?;
-    let db = open_db(&args.db, rules)?;
     let threads = match args.threads {
         Some(0) => return Err(CliError::input("--threads must be at least 1")),
         Some(t) => t,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let specs = [&args.south, &args.north]
+        .map(|s| s.parse::<PlayerSpec>())
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let perfect = specs.contains(&PlayerSpec::Perfect);
+    let db = open_db(&args.db, rules, perfect, threads)?;
     let res = Resources {
         db: db.clone(),
         threads,
@@ -122,13 +146,8 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64),
     };
-    let specs = [&args.south, &args.north].map(|s| {
-        s.parse::<PlayerSpec>()
-            .map_err(|e| CliError::input(e.to_string()))
-    });
     let mut players: Vec<Option<Box<dyn Player>>> = Vec::new();
     for spec in specs {
-        let spec = spec?;
         players.push(match spec {
             PlayerSpec::Human => None,
             spec => Some(

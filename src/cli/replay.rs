@@ -180,7 +180,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     })?;
     let rules = record.rules;
     let kalah_rules = rules.rules.kalah();
-    let db = super::play::open_db(&args.db, rules)?;
+    let db = super::play::open_db(&args.db, rules, false, 1)?;
     let judge = match kalah_rules {
         Some(r) => Some(Judge::new(rules.houses, r, db, args.solve_seeds)?),
         None => None,

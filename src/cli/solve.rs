@@ -128,8 +128,12 @@ impl SearchArgs {
         };
         let config = self.config(seeds, top)?;
         let db = top
-            .map(|top| build_memory_db(houses, rules, top, config.threads))
-            .transpose()?;
+            .map(|top| build_in_memory(houses, rules, top, config.threads))
+            .transpose()?
+            .map(|(tablebase, time)| SearchDb {
+                tablebase,
+                built: Some(time),
+            });
         Ok((config, db))
     }
 
@@ -252,13 +256,13 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
 }
 
 /// Builds the levels `0..=top` in memory on `threads` threads, with a progress bar on stderr
-/// (hidden when stderr is not a terminal).
-fn build_memory_db(
+/// (hidden when stderr is not a terminal); returns them and the time the build took.
+pub fn build_in_memory(
     houses: usize,
     rules: Rules,
     top: u32,
     threads: usize,
-) -> Result<SearchDb, CliError> {
+) -> Result<(Arc<Tablebase>, Duration), CliError> {
     let fail = |e: String| {
         CliError::failure(format!(
             "cannot build the endgame levels up to {top} seeds in memory (--memory-db): {e}"
@@ -289,10 +293,7 @@ fn build_memory_db(
         })
         .map_err(|e| fail(e.to_string()))?;
     bar.finish_and_clear();
-    Ok(SearchDb {
-        tablebase: Arc::new(tablebase),
-        built: Some(started.elapsed()),
-    })
+    Ok((Arc::new(tablebase), started.elapsed()))
 }
 
 /// Solves `p` with a spinner on stderr (hidden when stderr is not a terminal).
