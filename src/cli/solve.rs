@@ -43,7 +43,8 @@ pub struct SearchArgs {
 
     /// Without --db: first build the endgame levels up to this many seeds in memory, and look
     /// boards up in them instead of searching. `auto`: for boards of 40 seeds or more, the
-    /// levels up to 30 seeds below the board, 2 GiB at most (Kalah(6,4): up to 18, 2.5 s
+    /// levels up to 30 seeds below the board (one more for every 5 seeds above 50), 2 GiB at
+    /// most (Kalah(6,4): up to 18, 2.5 s
     /// to build, and the solve takes half the time); `off`: none. Only `--algorithm mtdf`
     /// probes databases.
     #[arg(

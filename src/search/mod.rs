@@ -129,7 +129,8 @@ pub fn auto_tt_mib_with_db(seeds: u32, top: u32) -> usize {
 
 /// Seeds on the board from which [`auto_memory_db`] builds levels at all.
 pub const MEMORY_DB_MIN_SEEDS: u32 = 40;
-/// [`auto_memory_db`] builds the levels up to this many seeds fewer than the board has ...
+/// [`auto_memory_db`] builds the levels up to this many seeds fewer than the board has (one
+/// more for every 5 seeds above 50) ...
 pub const MEMORY_DB_GAP: u32 = 30;
 /// ... and at most this many entries (bytes) in all.
 pub const MEMORY_DB_MAX_BYTES: u64 = 2 << 30;
@@ -139,19 +140,22 @@ pub const MEMORY_DB_MAX_BYTES: u64 = 2 << 30;
 /// quicker without (fewer than [`MEMORY_DB_MIN_SEEDS`] seeds, or more houses than databases
 /// index).
 ///
-/// The levels go up to [`MEMORY_DB_GAP`] seeds below the board, and no further than
-/// [`MEMORY_DB_MAX_BYTES`] of entries. Measured on 2 cores (build + solve, value only, against
-/// the search alone): Kalah(6,4) standard with levels up to 18, 2.5 + 8.3 s against 20 s;
-/// Kalah(5,5) standard up to 20, 0.8 + 6.6 s against 19 s; Kalah(4,6) up to 18, 0.2 s against
-/// 1.0 s; Kalah(6,5) standard up to 25 (the 2 GiB cap), 75 + 328 s, where up to 23 took
-/// 29 + 660 s. The levels just above the gap cost more to build than they save.
+/// The levels go up to [`MEMORY_DB_GAP`] seeds below the board (one seed further down for
+/// every 5 seeds above 50), and no further than [`MEMORY_DB_MAX_BYTES`] of entries. Measured on
+/// 2 cores (build + solve, value only, against the search alone): Kalah(6,4) standard with
+/// levels up to 18, 2.5 + 8.3 s against 20 s; Kalah(5,5) standard up to 20, 0.8 + 6.6 s against
+/// 19 s; Kalah(4,6) up to 18, 0.2 s against 1.0 s; Kalah(5,6) standard up to 28, 18 + 14 s (up
+/// to 30: 34 + 6 s); Kalah(6,5) standard up to 25 (the 2 GiB cap), 75 + 328 s, where up to 23
+/// took 29 + 660 s. Around the chosen level, a level more or less costs 5-20% (the build grows
+/// by a level's size, the search shrinks by less).
 pub fn auto_memory_db(houses: usize, seeds: u32) -> Option<u32> {
     if seeds < MEMORY_DB_MIN_SEEDS || houses > crate::db::MAX_DB_HOUSES {
         return None;
     }
     let mut top = None;
     let mut bytes = 0u64;
-    for k in 0..=(seeds - MEMORY_DB_GAP).min(crate::db::MAX_LEVEL) {
+    let gap = MEMORY_DB_GAP + seeds.saturating_sub(50) / 5;
+    for k in 0..=seeds.saturating_sub(gap).min(crate::db::MAX_LEVEL) {
         bytes += crate::db::level_len(houses, k);
         if bytes > MEMORY_DB_MAX_BYTES {
             break;
@@ -605,6 +609,7 @@ mod tests {
         assert_eq!(auto_memory_db(6, 48), Some(18));
         assert_eq!(auto_memory_db(5, 50), Some(20));
         assert_eq!(auto_memory_db(4, 48), Some(18));
+        assert_eq!(auto_memory_db(5, 60), Some(28));
         // 6 houses: the levels up to 25 hold 1.85 G entries, up to 26 2.71 G.
         assert_eq!(auto_memory_db(6, 60), Some(25));
         assert_eq!(auto_memory_db(6, 72), Some(25));
