@@ -16,31 +16,23 @@ use memmap2::MmapMut;
 /// Alignment of the table inside its map: one huge page.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// `len` atomics, all zero, in an anonymous map (see the module docs).
+/// `len` atomics, all zero, in [`HugeBytes`] (see the module docs).
 pub struct AtomicTable {
-    map: MmapMut,
-    offset: usize,
+    bytes: HugeBytes,
     len: usize,
 }
 
 impl AtomicTable {
     /// A table of `len` zeroed atomics; `None` if the memory cannot be mapped.
     pub fn zeroed(len: usize) -> Option<AtomicTable> {
-        let bytes = len.checked_mul(std::mem::size_of::<AtomicU64>())?;
-        let map = MmapMut::map_anon(bytes.checked_add(HUGE_PAGE)?.max(1)).ok()?;
-        let start = map.as_ptr() as usize;
-        let offset = start.next_multiple_of(HUGE_PAGE) - start;
-        #[cfg(target_os = "linux")]
-        if bytes >= HUGE_PAGE {
-            // Only advice: without huge pages the table still works, with more TLB misses.
-            let _ = map.advise_range(memmap2::Advice::HugePage, offset, bytes);
-        }
-        Some(AtomicTable { map, offset, len })
+        let bytes = HugeBytes::zeroed(len.checked_mul(std::mem::size_of::<AtomicU64>())?)?;
+        Some(AtomicTable { bytes, len })
     }
 }
 
-/// `len` zeroed bytes in an anonymous map aligned to 2 MiB and advised to use huge pages, as
-/// an [`AtomicTable`]: for data read at random, such as a database level loaded into memory.
+/// `len` zeroed bytes in an anonymous map aligned to 2 MiB and advised to use huge pages (see
+/// the module docs): for data read at random, such as a database level loaded into memory or
+/// the words of an [`AtomicTable`].
 pub struct HugeBytes {
     map: MmapMut,
     offset: usize,
@@ -55,9 +47,16 @@ impl HugeBytes {
         let offset = start.next_multiple_of(HUGE_PAGE) - start;
         #[cfg(target_os = "linux")]
         if len >= HUGE_PAGE {
+            // Only advice: without huge pages the bytes still work, with more TLB misses.
             let _ = map.advise_range(memmap2::Advice::HugePage, offset, len);
         }
         Some(HugeBytes { map, offset, len })
+    }
+
+    /// The first byte, as a raw pointer taken from the map itself (not through a reference to
+    /// the bytes), 2 MiB aligned.
+    fn start(&self) -> *const u8 {
+        self.map.as_ptr().wrapping_add(self.offset)
     }
 }
 
@@ -79,18 +78,12 @@ impl Deref for AtomicTable {
     type Target = [AtomicU64];
 
     fn deref(&self) -> &[AtomicU64] {
-        // Safety: the map holds at least `offset + 8 * len` bytes (it was made `8 * len + 2 MiB`
-        // long and `offset < 2 MiB`); its start is page aligned, so `start + offset` is aligned
-        // for AtomicU64; anonymous maps are zero-filled and all-zero bytes are a valid AtomicU64
-        // (same representation as u64); the bytes are only ever accessed through this shared
-        // slice of atomics (no `&mut` to the map is made after construction), and the slice
-        // borrows `self`, which owns the map, so it cannot outlive the mapping.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.map.as_ptr().add(self.offset) as *const AtomicU64,
-                self.len,
-            )
-        }
+        // Safety: `bytes` holds `8 * len` bytes from `start()`, which is 2 MiB aligned and so
+        // aligned for AtomicU64; anonymous maps are zero-filled and all-zero bytes are a valid
+        // AtomicU64 (same representation as u64); the bytes are only ever accessed through this
+        // shared slice of atomics (`bytes` is private and never dereferenced mutably), and the
+        // slice borrows `self`, which owns the map, so it cannot outlive the mapping.
+        unsafe { std::slice::from_raw_parts(self.bytes.start() as *const AtomicU64, self.len) }
     }
 }
 
