@@ -81,10 +81,7 @@ impl Judge {
         db: Option<Arc<Tablebase>>,
         solve_seeds: u32,
     ) -> Result<Judge, CliError> {
-        let tt_mib = match &db {
-            Some(db) => kalah::search::auto_tt_mib_with_db(solve_seeds, db.max_level()),
-            None => kalah::search::auto_tt_mib(solve_seeds),
-        };
+        let tt_mib = kalah::search::auto_table_mib(solve_seeds, db.as_ref().map(|d| d.max_level()));
         let config = SolverConfig {
             tt_mib,
             ..SolverConfig::default()

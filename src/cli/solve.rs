@@ -141,12 +141,10 @@ impl SearchArgs {
     /// The solver's settings for a board of `seeds` seeds, searched with databases up to
     /// `db_top` seeds if any.
     fn config(&self, seeds: u32, db_top: Option<u32>) -> Result<SolverConfig, CliError> {
-        let auto = match db_top {
-            Some(top) => kalah::search::auto_tt_mib_with_db(seeds, top),
-            None => kalah::search::auto_tt_mib(seeds),
-        };
         let mut config = SolverConfig {
-            tt_mib: self.tt_mb.unwrap_or(auto),
+            tt_mib: self
+                .tt_mb
+                .unwrap_or_else(|| kalah::search::auto_table_mib(seeds, db_top)),
             algorithm: self.algorithm,
             ..SolverConfig::default()
         };

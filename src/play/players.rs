@@ -465,10 +465,9 @@ impl Perfect {
         let total = 2 * houses as u32 * seeds;
         let config = SolverConfig {
             threads: res.threads.max(1),
-            tt_mib: match (res.tt_mib, &res.db) {
-                (0, Some(db)) => crate::search::auto_tt_mib_with_db(total, db.max_level()),
-                (0, None) => crate::search::auto_tt_mib(total),
-                (mib, _) => mib,
+            tt_mib: match res.tt_mib {
+                0 => crate::search::auto_table_mib(total, res.db.as_ref().map(|d| d.max_level())),
+                mib => mib,
             },
             ..SolverConfig::default()
         };

@@ -127,6 +127,15 @@ pub fn auto_tt_mib_with_db(seeds: u32, top: u32) -> usize {
     (16usize << (above * 5 / 8).min(9)).min(auto_tt_mib(seeds))
 }
 
+/// The table size for a board with `seeds` seeds, searched with databases up to `db_top` seeds
+/// if any: [`auto_tt_mib_with_db`] or [`auto_tt_mib`].
+pub fn auto_table_mib(seeds: u32, db_top: Option<u32>) -> usize {
+    match db_top {
+        Some(top) => auto_tt_mib_with_db(seeds, top),
+        None => auto_tt_mib(seeds),
+    }
+}
+
 /// Seeds on the board from which [`auto_memory_db`] builds levels at all.
 pub const MEMORY_DB_MIN_SEEDS: u32 = 40;
 /// [`auto_memory_db`] builds the levels up to this many seeds fewer than the board has (one
