@@ -23,6 +23,11 @@
 //! The games run on the current rayon pool, one game per task; the `perfect` player searches
 //! on one thread (the games are the parallelism). Results do not depend on the number of
 //! threads or on the order in which games finish.
+//!
+//! Every `perfect` player of every game in progress has a table of its own. With
+//! [`Resources::tt_mib`] 0 (sized by the variant) their sizes are halved, as often as needed,
+//! until all of them together fit in [`MATCH_TABLES_MIB`]: Kalah(6,6) asks 8 GiB for one
+//! solver, and `perfect` against `perfect` on 2 threads would otherwise ask 32.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -34,6 +39,22 @@ use crate::play::game::{Action, Game, GameRules};
 use crate::play::players::{PlayError, Player, PlayerSpec, Resources};
 use crate::rng::Rng;
 use crate::rules::{Rules, Side, Variant};
+
+/// The most table memory, in MiB, that the `perfect` players of the games in progress take
+/// together when their table size is left to the variant: the largest table one solve takes
+/// by default.
+pub const MATCH_TABLES_MIB: usize = 8 << 10;
+
+/// The table size of each `perfect` player of a match, when `solvers` of them search at once
+/// with tables of `auto_mib` each by default: halved until they fit in [`MATCH_TABLES_MIB`],
+/// but never below 16 MiB.
+pub fn perfect_table_share(auto_mib: usize, solvers: usize) -> usize {
+    let mut mib = auto_mib;
+    while mib > 16 && mib.saturating_mul(solvers) > MATCH_TABLES_MIB {
+        mib /= 2;
+    }
+    mib
+}
 
 /// What a match plays.
 #[derive(Clone, Copy, Debug)]
@@ -254,6 +275,20 @@ pub fn play_match(
         ..res.clone()
     };
     check(a, b, config, &res)?;
+    let perfect_mib = match res.tt_mib {
+        0 => {
+            let r = config.rules;
+            let seeds = 2 * r.houses as u32 * r.seeds;
+            let auto = crate::search::auto_table_mib(seeds, res.db.as_ref().map(|d| d.max_level()));
+            let perfect_players = [a, b]
+                .iter()
+                .filter(|&&s| *s == PlayerSpec::Perfect)
+                .count();
+            let at_once = rayon::current_num_threads().min(config.games) * perfect_players;
+            perfect_table_share(auto, at_once)
+        }
+        mib => mib,
+    };
     let openings: Vec<Vec<Action>> = (0..config.games.div_ceil(2))
         .map(|pair| opening(config, pair))
         .collect();
@@ -261,7 +296,7 @@ pub fn play_match(
     let games = (0..config.games)
         .into_par_iter()
         .map(|index| {
-            let result = play_one(a, b, config, &res, index, &openings[index / 2])?;
+            let result = play_one(a, b, config, &res, perfect_mib, index, &openings[index / 2])?;
             on_game(&result);
             progress(done.fetch_add(1, Ordering::Relaxed) + 1);
             Ok(result)
@@ -281,6 +316,7 @@ fn play_one(
     b: &PlayerSpec,
     config: &MatchConfig,
     res: &Resources,
+    perfect_mib: usize,
     index: usize,
     opening: &[Action],
 ) -> Result<GameResult, PlayError> {
@@ -298,6 +334,11 @@ fn play_one(
     let make = |spec: &PlayerSpec, role: u64| {
         let res = Resources {
             seed: derive_seed(config.seed, role, index as u64),
+            tt_mib: if *spec == PlayerSpec::Perfect {
+                perfect_mib
+            } else {
+                res.tt_mib
+            },
             ..res.clone()
         };
         spec_for_game(spec, index)
@@ -348,4 +389,25 @@ fn play_one(
         elapsed: started.elapsed(),
         game,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MATCH_TABLES_MIB, perfect_table_share};
+
+    #[test]
+    fn perfect_players_share_the_table_budget_of_one_solve() {
+        // Kalah(6,4): two 512 MiB tables fit as they are.
+        assert_eq!(perfect_table_share(512, 2), 512);
+        // Kalah(6,6), perfect against perfect on 2 threads: four tables of 2 GiB, not 8.
+        assert_eq!(perfect_table_share(8 << 10, 4), 2 << 10);
+        assert_eq!(perfect_table_share(8 << 10, 1), 8 << 10);
+        // Many games at once never go below 16 MiB a table.
+        assert_eq!(perfect_table_share(8 << 10, 10_000), 16);
+        for solvers in 1..64 {
+            let mib = perfect_table_share(8 << 10, solvers);
+            assert!(mib == 16 || mib * solvers <= MATCH_TABLES_MIB);
+            assert!(mib.is_power_of_two());
+        }
+    }
 }

@@ -187,7 +187,8 @@ pub struct Resources {
     pub db: Option<Arc<Tablebase>>,
     /// Solver threads for `perfect`.
     pub threads: usize,
-    /// Solver table size in MiB for `perfect` (0: by the seeds).
+    /// Solver table size in MiB for `perfect` (0: by the seeds; in a match, shared by the
+    /// `perfect` players of the games in progress, see [`crate::play::arena`]).
     pub tt_mib: usize,
     /// Seed for `random` without one.
     pub seed: u64,
