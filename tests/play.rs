@@ -411,3 +411,33 @@ fn a_scripted_game_through_stdin() {
     assert_eq!(err.lines().count(), 1, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn hints_above_the_database_search_with_it_and_say_the_same() {
+    let dir = std::env::temp_dir().join(format!("kalah-play-hint-db-{}", std::process::id()));
+    let built = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(["db", "build", "--houses", "4", "--max-seeds", "8", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    // Kalah(4,3): 24 seeds, above the database; a hint, a move, a hint again.
+    let hint = |db: bool| {
+        let record = dir.join("game.txt");
+        let mut args = vec!["-m", "4", "-n", "3", "--north", "greedy", "--record"];
+        args.push(record.to_str().unwrap());
+        if db {
+            args.extend(["--db", dir.to_str().unwrap()]);
+        }
+        let (ok, out, err) = play_cli(&args, "hint\n1\nhint\nquit\n");
+        assert!(ok, "{err}");
+        out.lines()
+            .filter(|l| l.contains("exact value"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let without = hint(false);
+    assert_eq!(without.len(), 2, "{without:?}");
+    assert_eq!(hint(true), without);
+    let _ = std::fs::remove_dir_all(&dir);
+}

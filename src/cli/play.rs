@@ -239,12 +239,19 @@ impl Hints {
             );
         }
         if self.solver.is_none() {
+            // The search probes the databases too, for the positions above them.
+            let db = self.db.clone().filter(|d| d.rules() == rules);
             let config = SolverConfig {
                 threads: self.threads,
-                tt_mib: kalah::search::auto_tt_mib(seeds),
+                tt_mib: kalah::search::auto_table_mib(seeds, db.as_ref().map(|d| d.max_level())),
                 ..SolverConfig::default()
             };
-            match Solver::new(state.houses_per_side(), rules, config) {
+            let solver =
+                Solver::new(state.houses_per_side(), rules, config).and_then(|s| match db {
+                    Some(db) => s.with_tablebase(db),
+                    None => Ok(s),
+                });
+            match solver {
                 Ok(s) => self.solver = Some(s),
                 Err(e) => return format!("no hint: {e}"),
             }
