@@ -1,6 +1,10 @@
 //! The KGP client against a fake server written here from the protocol's spec: the
 //! handshake, moves that reference their state and are always legal, `ping` answered during a
 //! search, `stop`, `yield` for solved positions, bad lines survived, reconnection, the binary.
+//!
+//! "At once" is checked against a loose bound (1-1.5 s) where waiting for the search would take
+//! the 5-10 s of its clock: the tests tell the two apart without timing anything finely, so a
+//! busy machine (tests run side by side) does not fail them.
 
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::net::{TcpListener, TcpStream};
@@ -282,7 +286,7 @@ fn a_state_gets_a_legal_move_at_once_referencing_its_id_and_stop_ends_it() {
     let waited = asked.elapsed();
     let house = move_of(&first, 17).unwrap_or_else(|| panic!("{first:?}"));
     assert!(legal(START, house));
-    assert!(waited < ms(500), "the first move took {waited:?}");
+    assert!(waited < ms(1500), "the first move took {waited:?}");
     thread::sleep(ms(300));
     conn.send("19@17 stop");
     // Nothing but moves for 17 may come, and no yield after the stop.
@@ -316,7 +320,7 @@ fn a_ping_during_a_long_search_is_answered_at_once() {
         let pong = format!("@{id} pong");
         conn.until(secs(2), |l| l == pong);
         let waited = sent.elapsed();
-        assert!(waited < ms(250), "pong took {waited:?}");
+        assert!(waited < ms(1000), "pong took {waited:?}");
         thread::sleep(ms(100));
     }
     conn.send("11@3 stop");
@@ -348,7 +352,7 @@ fn a_stop_before_any_move_ends_the_search_and_a_newer_state_cuts_an_older_one_sh
     conn.send(&format!("10 state {START}"));
     conn.until(secs(2), |l| l == "@8 yield");
     conn.until(secs(2), |l| move_of(l, 10).is_some());
-    assert!(sent.elapsed() < ms(500), "{:?}", sent.elapsed());
+    assert!(sent.elapsed() < ms(1500), "{:?}", sent.elapsed());
     conn.send("12@10 stop");
     conn.send("14 goodbye");
     let out = client.join().unwrap();
@@ -356,7 +360,7 @@ fn a_stop_before_any_move_ends_the_search_and_a_newer_state_cuts_an_older_one_sh
     let all = answers(&out.events);
     let first = all.iter().find(|a| a.id == Some(4)).unwrap();
     assert!(first.stopped && !first.yielded, "{first}");
-    assert!(first.elapsed < ms(500), "{first}");
+    assert!(first.elapsed < ms(1500), "{first}");
 }
 
 #[test]
