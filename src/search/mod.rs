@@ -180,6 +180,7 @@ impl Default for Tuning {
             parallel_plies: 12,
             parallel_min_seeds: 12,
             etc_min_seeds: 24,
+            etc_db_gap: 16,
             tt_min_seeds: 3,
             deepening_step: 3,
             deepening_max: 18,

@@ -31,8 +31,12 @@ pub struct Tuning {
     pub parallel_plies: u32,
     /// ... and only with at least this many seeds on the board.
     pub parallel_min_seeds: u32,
-    /// Enhanced transposition cut-off at nodes with at least this many seeds on the board.
+    /// Enhanced transposition cut-off at nodes with at least this many seeds on the board ...
     pub etc_min_seeds: u32,
+    /// ... and, with databases, at least this many seeds above their top level. Just above
+    /// the databases a node's moves into them are valued at once, and probing the table for
+    /// the others costs more time than the cut-offs it finds save.
+    pub etc_db_gap: u32,
     /// Store results in the table only at nodes with at least this many seeds.
     pub tt_min_seeds: u32,
     /// Iterative deepening: plies added per iteration before the exact search (0: none).
@@ -319,7 +323,14 @@ pub fn search<L: Lanes>(
         }
         alpha = alpha.max(best);
     }
-    if seeds >= shared.tuning.etc_min_seeds {
+    let etc_from = match shared.db {
+        Some(db) => shared
+            .tuning
+            .etc_min_seeds
+            .max(db.max_level() + shared.tuning.etc_db_gap),
+        None => shared.tuning.etc_min_seeds,
+    };
+    if seeds >= etc_from {
         for (i, c) in children.iter().enumerate() {
             if c.game_over {
                 if c.gain >= beta {
