@@ -152,10 +152,11 @@ pub const MEMORY_DB_MAX_BYTES: u64 = 2 << 30;
 /// The levels go up to [`MEMORY_DB_GAP`] seeds below the board (one seed further down for
 /// every 5 seeds above 50), and no further than [`MEMORY_DB_MAX_BYTES`] of entries. Measured on
 /// 2 cores (build + solve, value only, against the search alone): Kalah(6,4) standard with
-/// levels up to 18, 2.5 + 8.3 s against 20 s; Kalah(5,5) standard up to 20, 0.8 + 6.6 s against
-/// 19 s; Kalah(4,6) up to 18, 0.2 s against 1.0 s; Kalah(5,6) standard up to 28, 18 + 14 s (up
-/// to 30: 34 + 6 s); Kalah(6,5) standard up to 25 (the 2 GiB cap), 75 + 328 s, where up to 23
-/// took 29 + 660 s. Around the chosen level, a level more or less costs 5-20% (the build grows
+/// levels up to 18, 2.5 + 7.6 s against 20 s; Kalah(5,5) standard up to 20, 0.8 + 6.9 s against
+/// 19 s; Kalah(4,6) up to 18, 0.2 s against 1.0 s; Kalah(5,6) standard up to 28, 17 + 9 s (up
+/// to 30: 34 + 6 s, measured before the enhanced cut-off kept its distance from the
+/// databases); Kalah(6,5) standard up to 25 (the 2 GiB cap), 78 + 306 s, where up to 23 took
+/// 29 + 660 s (before that change too). Around the chosen level, a level more or less costs 5-20% (the build grows
 /// by a level's size, the search shrinks by less).
 pub fn auto_memory_db(houses: usize, seeds: u32) -> Option<u32> {
     if seeds < MEMORY_DB_MIN_SEEDS || houses > crate::db::MAX_DB_HOUSES {
@@ -441,7 +442,10 @@ impl Solver {
         let shared = Shared {
             tt: &self.tt,
             rules: self.rules,
-            tuning: self.config.tuning,
+            tuning: self
+                .config
+                .tuning
+                .with_databases(probe.as_ref().map(|p| p.max_level())),
             nodes: &self.nodes,
             db: probe.as_ref(),
         };

@@ -33,9 +33,10 @@ pub struct Tuning {
     pub parallel_min_seeds: u32,
     /// Enhanced transposition cut-off at nodes with at least this many seeds on the board ...
     pub etc_min_seeds: u32,
-    /// ... and, with databases, at least this many seeds above their top level. Just above
-    /// the databases a node's moves into them are valued at once, and probing the table for
-    /// the others costs more time than the cut-offs it finds save.
+    /// ... and, with databases, at least this many seeds above their top level (see
+    /// [`Tuning::with_databases`]). Just above the databases a node's moves into them are
+    /// valued at once, and probing the table for the others costs more time than the cut-offs
+    /// it finds save.
     pub etc_db_gap: u32,
     /// Store results in the table only at nodes with at least this many seeds.
     pub tt_min_seeds: u32,
@@ -43,6 +44,19 @@ pub struct Tuning {
     pub deepening_step: u8,
     /// The deepest depth-limited iteration; the next one searches to the end.
     pub deepening_max: u8,
+}
+
+impl Tuning {
+    /// The tuning of a search that probes databases up to `db_top` seeds, if any:
+    /// `etc_min_seeds` raised to `db_top + etc_db_gap`, once for the whole search.
+    pub fn with_databases(self, db_top: Option<u32>) -> Tuning {
+        Tuning {
+            etc_min_seeds: db_top.map_or(self.etc_min_seeds, |top| {
+                self.etc_min_seeds.max(top + self.etc_db_gap)
+            }),
+            ..self
+        }
+    }
 }
 
 /// A cancellation flag with its ancestors: a search stops when any of them is set.
@@ -85,7 +99,7 @@ pub struct Shared<'a> {
     pub tt: &'a TranspositionTable,
     /// Capture rule.
     pub rules: Rules,
-    /// Tuning.
+    /// Tuning, already fitted to the databases ([`Tuning::with_databases`]).
     pub tuning: Tuning,
     /// Nodes searched by all threads (flushed every few thousand nodes).
     pub nodes: &'a AtomicU64,
@@ -323,14 +337,7 @@ pub fn search<L: Lanes>(
         }
         alpha = alpha.max(best);
     }
-    let etc_from = match shared.db {
-        Some(db) => shared
-            .tuning
-            .etc_min_seeds
-            .max(db.max_level() + shared.tuning.etc_db_gap),
-        None => shared.tuning.etc_min_seeds,
-    };
-    if seeds >= etc_from {
+    if seeds >= shared.tuning.etc_min_seeds {
         for (i, c) in children.iter().enumerate() {
             if c.game_over {
                 if c.gain >= beta {
