@@ -267,8 +267,14 @@ pub fn build_in_memory(
             "cannot build the endgame levels up to {top} seeds in memory (--memory-db): {e}"
         ))
     };
-    let total: u64 = (0..=top).map(|k| kalah::db::level_len(houses, k)).sum();
-    let bar = ProgressBar::new(total);
+    // starts[k]: the entries of the levels below level k; starts[top + 1]: all of them.
+    let starts: Vec<u64> = std::iter::once(0)
+        .chain((0..=top).scan(0, |sum, k| {
+            *sum += kalah::db::level_len(houses, k);
+            Some(*sum)
+        }))
+        .collect();
+    let bar = ProgressBar::new(starts[top as usize + 1]);
     bar.set_style(
         ProgressStyle::with_template(
             "{msg} [{bar:30}] {human_pos}/{human_len} entries, {per_sec}, eta {eta}",
@@ -277,7 +283,6 @@ pub fn build_in_memory(
         .progress_chars("=> "),
     );
     bar.set_message(format!("building the levels 0..={top} in memory"));
-    let below = |level: u32| -> u64 { (0..level).map(|k| kalah::db::level_len(houses, k)).sum() };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -287,7 +292,7 @@ pub fn build_in_memory(
     let tablebase = pool
         .install(|| {
             kalah::db::build_in_memory(houses, rules, top, &cancel, &|p| {
-                bar.set_position(below(p.level) + p.done)
+                bar.set_position(starts[p.level as usize] + p.done)
             })
         })
         .map_err(|e| fail(e.to_string()))?;
