@@ -18,6 +18,15 @@ pub fn side_parser() -> impl clap::builder::TypedValueParser<Value = Side> {
         .map(|s| s.parse::<Side>().expect("listed sides parse"))
 }
 
+/// Parses a thread count for clap: a whole number, at least 1.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The capture rule.
 #[derive(Args, Debug, Clone)]
 pub struct RulesArg {

@@ -54,7 +54,7 @@ pub struct BuildArgs {
     #[arg(long)]
     dir: PathBuf,
     /// Worker threads (default: all cores).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
     threads: Option<usize>,
     /// Print JSON: {"houses", "rules", "dir", "levels": [{"level", "entries", "bytes",
     /// "time_ms", "kept", "checksum"}], "entries", "bytes", "time_ms"}.
@@ -76,7 +76,7 @@ pub struct VerifyArgs {
     #[arg(long, default_value_t = 100_000, value_name = "N")]
     sample: u64,
     /// Worker threads (default: all cores).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
     threads: Option<usize>,
     /// Print JSON: {"databases": [{"houses", "rules", "levels", "entries", "checked"}], "ok"}.
     #[arg(long)]
@@ -106,9 +106,6 @@ pub fn run(args: DbArgs) -> Result<(), CliError> {
 
 /// A rayon pool with `threads` workers (all cores by default).
 pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
-    if threads == Some(0) {
-        return Err(CliError::input("--threads must be at least 1"));
-    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()

@@ -39,7 +39,7 @@ pub struct MankalahArgs {
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
     /// Solver threads for the exact endgame.
-    #[arg(long, default_value_t = 1, value_name = "T")]
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::args::parse_threads)]
     threads: usize,
     /// Write every message in and out to FILE, each with the seconds since the start (and the
     /// agent's notes and thinking, on lines starting with #).
@@ -58,9 +58,6 @@ pub fn run(args: MankalahArgs) -> Result<(), CliError> {
                 args.time_budget
             ))
         })?;
-    if args.threads == 0 {
-        return Err(CliError::input("invalid --threads 0: expected 1 or more"));
-    }
     let db = match &args.db {
         None => None,
         Some(dir) => Some(Arc::new(

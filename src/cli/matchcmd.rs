@@ -77,7 +77,7 @@ pub struct MatchArgs {
     db: Option<PathBuf>,
 
     /// Games played at once (default: all cores). The results do not depend on it.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
     threads: Option<usize>,
 
     /// Write every game to DIR as a game record, game-0001.txt, game-0002.txt, ... (the
@@ -125,11 +125,9 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
-    let threads = match args.threads {
-        Some(0) => return Err(CliError::input("--threads must be at least 1")),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
     let db = super::play::open_db(&args.db, rules, perfect, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()

@@ -52,7 +52,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 30, value_name = "S")]
     hint_seeds: u32,
     /// Solver threads for `perfect` and hints (default: all cores).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
     threads: Option<usize>,
     /// Show the nodes each engine move searched (compare minimax:D with alphabeta:D).
     #[arg(long)]
@@ -126,11 +126,9 @@ pub fn open_db(
 
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
     let rules = game_rules(args.houses, args.seeds, args.rules, args.pie)?;
-    let threads = match args.threads {
-        Some(0) => return Err(CliError::input("--threads must be at least 1")),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let specs = [&args.south, &args.north]
         .map(|s| s.parse::<PlayerSpec>())
         .into_iter()

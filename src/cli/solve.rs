@@ -21,7 +21,7 @@ use super::args::{PositionArg, RulesArg, header, print_json, rules_parser, side_
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     /// Worker threads (default: all cores). The values found do not depend on it.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
     threads: Option<usize>,
 
     /// Transposition table size in MiB (default: by the seeds on the board, 512 MiB for
@@ -149,9 +149,6 @@ impl SearchArgs {
             ..SolverConfig::default()
         };
         if let Some(t) = self.threads {
-            if t == 0 {
-                return Err(CliError::input("--threads must be at least 1"));
-            }
             config.threads = t;
         }
         Ok(config)
