@@ -114,6 +114,56 @@ fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
 }
 
 #[test]
+fn a_replay_that_searches_big_boards_builds_the_small_levels_in_memory() {
+    // Kalah(5,4): 40 seeds; searching boards of up to 40 seeds, the replay builds the levels
+    // up to 10, and values every sowing as it does with those levels on disk.
+    let dir = temp_dir("replay-memory-levels");
+    let d = dir.to_str().unwrap();
+    let levels = dir.join("levels");
+    let built = kalah(&[
+        "db",
+        "build",
+        "--houses",
+        "5",
+        "--max-seeds",
+        "10",
+        "--dir",
+        levels.to_str().unwrap(),
+    ]);
+    assert!(built.status.success());
+    json(&[
+        "match", "greedy", "random:3", "--games", "1", "-m", "5", "-n", "4", "--record", d,
+        "--json",
+    ]);
+    let file = record_path(&dir, 1);
+    let file = file.to_str().unwrap();
+    let memory = kalah(&["replay", file, "--solve-seeds", "40", "--json"]);
+    assert!(memory.status.success());
+    let stderr = String::from_utf8_lossy(&memory.stderr);
+    assert!(
+        stderr.contains("endgame levels 0..=10 built in memory for the replay"),
+        "{stderr}"
+    );
+    let memory: serde_json::Value = serde_json::from_slice(&memory.stdout).unwrap();
+    let moves = memory["moves"].as_array().unwrap();
+    assert!(moves.iter().all(|m| m["value"].is_i64()));
+    let files = json(&[
+        "replay",
+        file,
+        "--solve-seeds",
+        "40",
+        "--json",
+        "--db",
+        levels.to_str().unwrap(),
+    ]);
+    assert_eq!(memory, files);
+    // Searching boards of up to 30 seeds only, nothing is built.
+    let out = kalah(&["replay", file, "--json"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("built in memory"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn perfect_gets_at_least_the_value_after_the_opening() {
     // Whatever the random opening and the random opponent, the perfect player ends with at
     // least the exact value of the position the opening left, from its side.

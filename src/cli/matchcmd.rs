@@ -129,7 +129,13 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
-    let db = super::play::open_db(&args.db, rules, perfect, threads)?;
+    let db = super::play::open_db(
+        &args.db,
+        rules,
+        perfect.then(|| rules.seeds_in_play()),
+        "the perfect player",
+        threads,
+    )?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))

@@ -89,26 +89,27 @@ pub fn game_rules(
 }
 
 /// The databases for `rules`: those in `dir` if a directory is given (Kalah rules only).
-/// Without one, when a perfect player takes part (`perfect`) in a Kalah game of 40 seeds or
-/// more, the small levels built in memory now on `threads` threads, as `solve` builds them
-/// (see its `--memory-db`), with a line on stderr.
+/// Without one, when the solver will search Kalah boards of up to `search_seeds` seeds (for
+/// `who`: a perfect player, the replay's judge), the small levels worth building for such
+/// boards ([`kalah::search::auto_memory_db`]: from 40 seeds) are built in memory now on
+/// `threads` threads, as `solve` builds them (see its `--memory-db`), with a line on stderr.
 pub fn open_db(
     dir: &Option<PathBuf>,
     rules: GameRules,
-    perfect: bool,
+    search_seeds: Option<u32>,
+    who: &str,
     threads: usize,
 ) -> Result<Option<Arc<Tablebase>>, CliError> {
     let Some(dir) = dir else {
-        let (true, Some(kalah_rules)) = (perfect, rules.rules.kalah()) else {
+        let (Some(seeds), Some(kalah_rules)) = (search_seeds, rules.rules.kalah()) else {
             return Ok(None);
         };
-        let seeds = (2 * rules.houses as u32).saturating_mul(rules.seeds);
         let Some(top) = kalah::search::auto_memory_db(rules.houses, seeds) else {
             return Ok(None);
         };
         let (db, time) = super::solve::build_in_memory(rules.houses, kalah_rules, top, threads)?;
         eprintln!(
-            "endgame levels 0..={top} built in memory for the perfect player in {:.1} s \
+            "endgame levels 0..={top} built in memory for {who} in {:.1} s \
              (--db DIR reads them from files)",
             time.as_secs_f64()
         );
@@ -135,7 +136,13 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| CliError::input(e.to_string()))?;
     let perfect = specs.contains(&PlayerSpec::Perfect);
-    let db = open_db(&args.db, rules, perfect, threads)?;
+    let db = open_db(
+        &args.db,
+        rules,
+        perfect.then(|| rules.seeds_in_play()),
+        "the perfect player",
+        threads,
+    )?;
     let res = Resources {
         db: db.clone(),
         threads,

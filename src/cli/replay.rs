@@ -36,6 +36,8 @@ pub struct ReplayArgs {
 
     /// Search the positions with at most S seeds on the board (0: value only what the
     /// database holds). Each such position is solved exactly: keep S small for big variants.
+    /// Without --db, searching boards of 40 seeds or more first builds the small endgame
+    /// levels in memory, as `kalah solve` does.
     #[arg(long, value_name = "S", default_value_t = 30)]
     solve_seeds: u32,
 
@@ -177,9 +179,11 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     })?;
     let rules = record.rules;
     let kalah_rules = rules.rules.kalah();
-    let db = super::play::open_db(&args.db, rules, false, 1)?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let search_seeds = (args.solve_seeds > 0).then(|| args.solve_seeds.min(rules.seeds_in_play()));
+    let db = super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?;
     let judge = match kalah_rules {
-        Some(r) => Some(Judge::new(rules.houses, r, db, args.solve_seeds)?),
+        Some(r) => Some(Judge::new(rules.houses, r, db, search_seeds.unwrap_or(0))?),
         None => None,
     };
 

@@ -277,8 +277,7 @@ pub fn play_match(
     check(a, b, config, &res)?;
     let perfect_mib = match res.tt_mib {
         0 => {
-            let r = config.rules;
-            let seeds = 2 * r.houses as u32 * r.seeds;
+            let seeds = config.rules.seeds_in_play();
             let auto = crate::search::auto_table_mib(seeds, res.db.as_ref().map(|d| d.max_level()));
             let perfect_players = [a, b]
                 .iter()

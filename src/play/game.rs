@@ -82,6 +82,13 @@ impl fmt::Display for GameRules {
     }
 }
 
+impl GameRules {
+    /// Seeds in the whole game (on the board at the start).
+    pub fn seeds_in_play(self) -> u32 {
+        (2 * self.houses as u32).saturating_mul(self.seeds)
+    }
+}
+
 /// A game in progress (or over).
 #[derive(Clone, Debug)]
 pub struct Game {
