@@ -218,7 +218,13 @@ pub fn run_query(args: QueryArgs) -> Result<(), CliError> {
 
 fn query<L: Lanes>(p: &Position<L>, args: &SearchArgs) -> Result<(), CliError> {
     let started = Instant::now();
-    if let Some(db) = args.tablebase(p.houses_per_side(), p.rules())? {
+    let (config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
+    // Only the files of --db answer at once; levels built in memory serve the search.
+    if let Some(db) = db
+        .as_ref()
+        .filter(|d| d.built.is_none())
+        .map(|d| &d.tablebase)
+    {
         let found = db
             .analyze(p)
             .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
@@ -233,7 +239,7 @@ fn query<L: Lanes>(p: &Position<L>, args: &SearchArgs) -> Result<(), CliError> {
             return Ok(());
         }
     }
-    report(p, None, true, args)
+    report_prepared(p, None, true, args, config, db)
 }
 
 pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
@@ -352,6 +358,18 @@ fn report<L: Lanes>(
     args: &SearchArgs,
 ) -> Result<(), CliError> {
     let (config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
+    report_prepared(p, variant, all_moves, args, config, db)
+}
+
+/// [`report`] with the solver's settings and databases already prepared.
+fn report_prepared<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<Variant>,
+    all_moves: bool,
+    args: &SearchArgs,
+    config: SolverConfig,
+    db: Option<SearchDb>,
+) -> Result<(), CliError> {
     let tablebase = db.as_ref().map(|d| d.tablebase.clone());
     let (a, elapsed, nodes) = solve_with_progress(p, all_moves, config, tablebase)?;
     let answer = Answer {
