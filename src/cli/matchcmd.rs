@@ -229,7 +229,7 @@ fn write_record(
         if r.opening == 1 { " is" } else { "s are" },
     );
     let path = dir.join(format!("game-{:04}.txt", r.index + 1));
-    std::fs::write(&path, format!("{first}\n{note}{rest}"))
+    super::files::write_whole(&path, &format!("{first}\n{note}{rest}"))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

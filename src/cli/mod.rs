@@ -3,6 +3,7 @@
 
 mod args;
 mod db;
+mod files;
 mod kgp;
 mod mankalah;
 mod matchcmd;

@@ -192,7 +192,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         (None, true) => None,
     };
     if let Some(path) = path {
-        std::fs::write(&path, record.to_text())
+        super::files::write_whole(&path, &record.to_text())
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
         println!("game saved to {}", path.display());
     }
