@@ -247,6 +247,10 @@ fn levels_built_in_memory_change_nothing_but_the_work() {
     // Small boards build nothing by default.
     let small = json(&["solve", "-m", "4", "-n", "3", "--value-only", "--json"]);
     assert_eq!(small["db_max_seeds"], serde_json::Value::Null);
+    // Levels asked for above the board's seeds stop at them (24: Kalah(4,3) solved strongly).
+    let whole = json(&["solve", "-m", "4", "-n", "3", "--memory-db", "40", "--json"]);
+    assert_eq!(whole["db_max_seeds"], 24);
+    assert_eq!(whole["value"], 6);
     for (args, says) in [
         (&["--memory-db", "65"][..], "levels go up to 64"),
         (&["--memory-db", "lots"][..], "expected a number of seeds"),

@@ -44,9 +44,9 @@ pub struct SearchArgs {
     /// Without --db: first build the endgame levels up to this many seeds in memory, and look
     /// boards up in them instead of searching. `auto`: for boards of 40 seeds or more, the
     /// levels up to 30 seeds below the board (one more for every 5 seeds above 50), 2 GiB at
-    /// most (Kalah(6,4): up to 18, 2.5 s
-    /// to build, and the solve takes half the time); `off`: none. Only `--algorithm mtdf`
-    /// probes databases.
+    /// most (Kalah(6,4): up to 18, 2.5 s to build, and the solve takes half the time); `off`:
+    /// none. A number above the board's seeds builds the levels up to the board's seeds (the
+    /// whole game: a strong solution). Only `--algorithm mtdf` probes databases.
     #[arg(
         long = "memory-db",
         value_name = "SEEDS|auto|off",
@@ -121,10 +121,10 @@ impl SearchArgs {
             };
             return Ok((config, Some(db)));
         }
-        // Only MTD(f) probes databases.
+        // Only MTD(f) probes databases; levels above the board's seeds are never reached.
         let top = match (self.algorithm, self.memory_db) {
             (Algorithm::Mtdf, MemoryDb::Auto) => kalah::search::auto_memory_db(houses, seeds),
-            (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k),
+            (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
             _ => None,
         };
         let config = self.config(seeds, top)?;
