@@ -441,3 +441,87 @@ fn hints_above_the_database_search_with_it_and_say_the_same() {
     assert_eq!(hint(true), without);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_saved_game_resumes_where_it_stopped_and_is_saved_after_every_move() {
+    let dir = std::env::temp_dir().join(format!("kalah-play-resume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.txt");
+    let path = file.to_str().unwrap();
+    // Two moves by a human, then quit: the game so far is in the record.
+    let args = [
+        "-m",
+        "4",
+        "-n",
+        "3",
+        "--rules",
+        "empty-capture",
+        "--north",
+        "greedy",
+    ];
+    let mut first = args.to_vec();
+    first.extend(["--record", path]);
+    let (ok, _, err) = play_cli(&first, "1\n2\nquit\n");
+    assert!(ok, "{err}");
+    let saved = Record::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(saved.actions.len() >= 2, "{:?}", saved.actions);
+    // Resumed with an engine in the human's seat: the same variant and moves, played to the
+    // end, and saved back to the same file; the players not given are the record's.
+    let (ok, out, err) = play_cli(&["--resume", path, "--south", "alphabeta:2"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains(&format!(
+        "resumed from {path} after {} actions",
+        saved.actions.len()
+    )));
+    assert!(
+        out.contains("alphabeta:2 (South) against greedy (North)"),
+        "{out}"
+    );
+    assert!(out.contains("game over"), "{out}");
+    let done = Record::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(done.rules, saved.rules);
+    assert_eq!(done.actions[..saved.actions.len()], saved.actions[..]);
+    assert!(done.replay().unwrap().state().to_move().is_none());
+    // A finished game resumed is left as it is.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let (ok, _, err) = play_cli(&["--resume", path], "");
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // The variant comes from the record: giving one too is refused.
+    let (ok, _, err) = play_cli(&["--resume", path, "-m", "5"], "");
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
+
+    // A session killed while a human thinks leaves the moves made so far.
+    let killed = dir.join("killed.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args([
+            "play", "-m", "4", "-n", "3", "--north", "greedy", "--record",
+        ])
+        .arg(&killed)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"1\n").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let record = loop {
+        let text = std::fs::read_to_string(&killed).unwrap_or_default();
+        if let Ok(r) = Record::parse(&text) {
+            // South's move and greedy's answer.
+            if r.actions.len() >= 2 {
+                break r;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no record after the move"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    let _ = child.wait();
+    drop(stdin);
+    assert_eq!(record.actions[0], Action::Sow(mv(1)));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,30 @@
-//! Files the commands write whole (game records): complete or absent, never half-written.
+//! Game record files: read with errors that name the file and line, written whole (complete
+//! or absent, never half-written).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use kalah::play::record::Record;
+
+use super::CliError;
+
+/// The game record in `file`; an unreadable or invalid file is an input error naming it (and
+/// the line at fault).
+pub fn read_record(file: &Path) -> Result<Record, CliError> {
+    let name = file.display();
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::input(format!("cannot read {name}: {e}")))?;
+    Record::parse(&text).map_err(|e| {
+        if e.line == 0 {
+            CliError::input(format!("invalid record {name}: {}", e.message))
+        } else {
+            CliError::input(format!(
+                "invalid record {name}, line {}: {}",
+                e.line, e.message
+            ))
+        }
+    })
+}
 
 /// Writes `text` to `path` through a temporary file beside it, renamed into place once
 /// written: a run stopped halfway leaves the old file (or none), never a truncated one. The

@@ -53,7 +53,8 @@ pub struct MatchArgs {
     seeds: u64,
 
     /// Rule set: `standard`, `empty-capture` (a lone last seed opposite an empty house is
-    /// banked too) or `awari-basic` (the 1973 BASIC game).
+    /// banked too), `awari-basic` (the 1973 BASIC game) or `mankalah` (standard, but South's
+    /// first sowing earns no extra turn).
     #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
     rules: PlayRules,
 

@@ -19,9 +19,10 @@ use super::CliError;
 /// own side, house M next to their store), `hint` (the exact value of every legal move, when
 /// the position can be solved quickly), `undo` (take back your last move and the replies to
 /// it), `swap` (under --pie, as North after South's first turn) or `quit` (save the game so far
-/// and stop). Input may be piped: each line is one command.
+/// and stop; --resume continues it). Input may be piped: each line is one command.
 ///
-/// Players: human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, learner[:FILE].
+/// Players: human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, engine:TIME,
+/// learner[:FILE] (see the README).
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Houses a side, M (1 to 12).
@@ -30,24 +31,35 @@ pub struct PlayArgs {
     /// Seeds a house at the start, N.
     #[arg(long, short = 'n', default_value_t = 4)]
     seeds: u32,
-    /// Rule set: standard, empty-capture or awari-basic (the 1973 BASIC game).
+    /// Rule set: standard, empty-capture, awari-basic (the 1973 BASIC game) or mankalah
+    /// (standard, but South's first sowing earns no extra turn).
     #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
     rules: PlayRules,
     /// The pie rule: North may answer South's first turn with `swap` and take South's side.
     #[arg(long)]
     pie: bool,
-    /// Who plays South (moves first).
-    #[arg(long, default_value = "human", value_name = "SPEC")]
-    south: String,
-    /// Who plays North.
-    #[arg(long, default_value = "alphabeta:6", value_name = "SPEC")]
-    north: String,
+    /// Who plays South (moves first) [default: human; with --resume, the record's South].
+    #[arg(long, value_name = "SPEC")]
+    south: Option<String>,
+    /// Who plays North [default: alphabeta:6; with --resume, the record's North].
+    #[arg(long, value_name = "SPEC")]
+    north: Option<String>,
     /// Endgame databases for `perfect` and for hints.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
-    /// Write the game record here at the end (and on `quit`).
+    /// Write the game record here after every move, so that a session stopped in any way
+    /// leaves the game so far.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Continue the game saved in FILE (a record, as `quit` and --record write them): the
+    /// variant and the moves so far come from it, and the game goes on being saved to it
+    /// (unless --record names another file).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["houses", "seeds", "rules", "pie"]
+    )]
+    resume: Option<PathBuf>,
     /// Hints solve positions with at most this many seeds on the board (or in the database).
     #[arg(long, default_value_t = 30, value_name = "S")]
     hint_seeds: u32,
@@ -126,15 +138,50 @@ pub fn open_db(
 }
 
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
-    let rules = game_rules(args.houses, args.seeds, args.rules, args.pie)?;
+    let (game, saved_names) = match &args.resume {
+        Some(file) => {
+            let record = super::files::read_record(file)?;
+            let game = record.replay().map_err(|e| {
+                CliError::input(format!("invalid record {}: {}", file.display(), e.message))
+            })?;
+            (game, Some([record.south, record.north]))
+        }
+        None => (
+            Game::new(game_rules(args.houses, args.seeds, args.rules, args.pie)?),
+            None,
+        ),
+    };
+    let rules = game.rules();
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let specs = [&args.south, &args.north]
-        .map(|s| s.parse::<PlayerSpec>())
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CliError::input(e.to_string()))?;
+    // Each seat's player: as given, else the resumed record's, else the default.
+    let mut names = Vec::new();
+    let mut specs = Vec::new();
+    for (seat, (given, default, flag)) in [
+        (&args.south, "human", "--south"),
+        (&args.north, "alphabeta:6", "--north"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let saved = saved_names.as_ref().map(|n| n[seat].clone());
+        let name = given
+            .clone()
+            .or(saved)
+            .unwrap_or_else(|| default.to_owned());
+        let spec = name.parse::<PlayerSpec>().map_err(|e| {
+            if given.is_none() && saved_names.is_some() {
+                CliError::input(format!(
+                    "the resumed game's player '{name}' is not a player: {e} (give {flag})"
+                ))
+            } else {
+                CliError::input(e.to_string())
+            }
+        })?;
+        names.push(name);
+        specs.push(spec);
+    }
     let perfect = specs.contains(&PlayerSpec::Perfect);
     let db = open_db(
         &args.db,
@@ -161,10 +208,13 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             ),
         });
     }
-    let names = [args.south.clone(), args.north.clone()];
+    let record_path = args.record.clone().or(args.resume.clone());
     let mut session = Session {
-        game: Game::new(rules),
-        names,
+        game,
+        names: [names[0].clone(), names[1].clone()],
+        record: record_path.clone(),
+        unsaved: args.resume.is_none(),
+        saved: false,
         hints: Hints {
             db,
             solver: None,
@@ -179,22 +229,28 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         "{rules}: {} (South) against {} (North)",
         session.names[0], session.names[1]
     );
+    if let Some(file) = &args.resume {
+        let n = session.game.actions().len();
+        println!(
+            "resumed from {} after {n} action{}",
+            file.display(),
+            if n == 1 { "" } else { "s" }
+        );
+    }
     let finished = session.play(&mut players)?;
-    let record = Record::of(
-        &session.game,
-        &session.names[0],
-        &session.names[1],
-        Some(now_utc()),
-    );
-    let path = match (&args.record, finished) {
-        (Some(path), _) => Some(path.clone()),
-        (None, false) => Some(PathBuf::from(SAVED_GAME)),
-        (None, true) => None,
-    };
-    if let Some(path) = path {
-        super::files::write_whole(&path, &record.to_text())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
-        println!("game saved to {}", path.display());
+    match (record_path, finished) {
+        // Saved after every move already.
+        (Some(path), _) => {
+            if session.saved {
+                println!("game saved to {}", path.display());
+            }
+        }
+        (None, false) => {
+            let path = PathBuf::from(SAVED_GAME);
+            session.save(&path)?;
+            println!("game saved to {}", path.display());
+        }
+        (None, true) => {}
     }
     if finished {
         for (seat, player) in players.iter_mut().enumerate() {
@@ -293,6 +349,12 @@ enum Ask {
 struct Session<R: BufRead> {
     game: Game,
     names: [String; 2],
+    /// Where the game is saved after every move, if anywhere.
+    record: Option<PathBuf>,
+    /// The game changed since it was last saved (or began).
+    unsaved: bool,
+    /// The game was saved to `record` at least once.
+    saved: bool,
     hints: Hints,
     input: R,
     /// Whether the input is a terminal (its lines are echoed by the terminal itself).
@@ -302,9 +364,22 @@ struct Session<R: BufRead> {
 }
 
 impl<R: BufRead> Session<R> {
-    /// Plays until the game ends (`true`) or a human quits (`false`).
+    /// Writes the game so far to `path`, whole.
+    fn save(&self, path: &std::path::Path) -> Result<(), CliError> {
+        let record = Record::of(&self.game, &self.names[0], &self.names[1], Some(now_utc()));
+        super::files::write_whole(path, &record.to_text())
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))
+    }
+
+    /// Plays until the game ends (`true`) or a human quits (`false`), saving the game to the
+    /// session's record whenever it changed.
     fn play(&mut self, players: &mut [Option<Box<dyn Player>>]) -> Result<bool, CliError> {
         loop {
+            if let (true, Some(path)) = (self.unsaved, &self.record) {
+                self.save(path)?;
+                self.unsaved = false;
+                self.saved = true;
+            }
             let state = self.game.state();
             println!("\n{}", state.render().trim_end());
             // The drawing's last line already gives the result once the game is over.
@@ -336,6 +411,7 @@ impl<R: BufRead> Session<R> {
             self.game
                 .play(action)
                 .map_err(|e| CliError::failure(format!("{who} chose {action}: {e}")))?;
+            self.unsaved = true;
         }
     }
 
@@ -402,6 +478,7 @@ impl<R: BufRead> Session<R> {
         match last {
             Some(i) => {
                 self.game = self.game.truncated(i);
+                self.unsaved = true;
                 println!("taken back to before action {}", i + 1);
                 true
             }

@@ -164,19 +164,7 @@ impl Judge {
 }
 
 pub fn run(args: ReplayArgs) -> Result<(), CliError> {
-    let file = args.file.display().to_string();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| CliError::input(format!("cannot read {file}: {e}")))?;
-    let record = Record::parse(&text).map_err(|e| {
-        if e.line == 0 {
-            CliError::input(format!("invalid record {file}: {}", e.message))
-        } else {
-            CliError::input(format!(
-                "invalid record {file}, line {}: {}",
-                e.line, e.message
-            ))
-        }
-    })?;
+    let record = super::files::read_record(&args.file)?;
     let rules = record.rules;
     let kalah_rules = rules.rules.kalah();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
