@@ -71,11 +71,10 @@ fn perfect_never_loses_to_random() {
     }
 }
 
-#[test]
-fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
-    // Kalah(5,4): 40 seeds, the levels up to 10 (as `solve` builds them).
-    let dir = temp_dir("memory-levels");
-    let d = dir.to_str().unwrap();
+/// Builds the 5-house levels up to 10 (standard rules) into `dir`, as `solve` would build them
+/// in memory for Kalah(5,4).
+fn build_levels_5_10(dir: &Path) {
+    let dir = dir.to_str().unwrap();
     let built = kalah(&[
         "db",
         "build",
@@ -84,9 +83,17 @@ fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
         "--max-seeds",
         "10",
         "--dir",
-        d,
+        dir,
     ]);
     assert!(built.status.success());
+}
+
+#[test]
+fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
+    // Kalah(5,4): 40 seeds, the levels up to 10 (as `solve` builds them).
+    let dir = temp_dir("memory-levels");
+    let d = dir.to_str().unwrap();
+    build_levels_5_10(&dir);
     let args = [
         "match", "perfect", "greedy", "--games", "2", "-m", "5", "-n", "4", "--json",
     ];
@@ -120,17 +127,7 @@ fn a_replay_that_searches_big_boards_builds_the_small_levels_in_memory() {
     let dir = temp_dir("replay-memory-levels");
     let d = dir.to_str().unwrap();
     let levels = dir.join("levels");
-    let built = kalah(&[
-        "db",
-        "build",
-        "--houses",
-        "5",
-        "--max-seeds",
-        "10",
-        "--dir",
-        levels.to_str().unwrap(),
-    ]);
-    assert!(built.status.success());
+    build_levels_5_10(&levels);
     json(&[
         "match", "greedy", "random:3", "--games", "1", "-m", "5", "-n", "4", "--record", d,
         "--json",

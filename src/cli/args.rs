@@ -27,6 +27,11 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The threads asked for with --threads, or all cores.
+pub fn threads_or_all(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// The capture rule.
 #[derive(Args, Debug, Clone)]
 pub struct RulesArg {

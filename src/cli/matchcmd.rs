@@ -126,17 +126,9 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
-    let db = super::play::open_db(
-        &args.db,
-        rules,
-        perfect.then(|| rules.seeds_in_play()),
-        "the perfect player",
-        threads,
-    )?;
+    let db = super::play::open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))

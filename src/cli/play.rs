@@ -137,6 +137,18 @@ pub fn open_db(
         .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
 }
 
+/// [`open_db`] for a game in which a perfect player may take part (`perfect`): it searches
+/// the whole game.
+pub fn open_db_for_perfect(
+    dir: &Option<PathBuf>,
+    rules: GameRules,
+    perfect: bool,
+    threads: usize,
+) -> Result<Option<Arc<Tablebase>>, CliError> {
+    let seeds = perfect.then(|| rules.seeds_in_play());
+    open_db(dir, rules, seeds, "the perfect player", threads)
+}
+
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
     let (game, saved_names) = match &args.resume {
         Some(file) => {
@@ -152,9 +164,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         ),
     };
     let rules = game.rules();
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::args::threads_or_all(args.threads);
     // Each seat's player: as given, else the resumed record's, else the default.
     let mut names = Vec::new();
     let mut specs = Vec::new();
@@ -183,13 +193,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         specs.push(spec);
     }
     let perfect = specs.contains(&PlayerSpec::Perfect);
-    let db = open_db(
-        &args.db,
-        rules,
-        perfect.then(|| rules.seeds_in_play()),
-        "the perfect player",
-        threads,
-    )?;
+    let db = open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let res = Resources {
         db: db.clone(),
         threads,

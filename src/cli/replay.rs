@@ -167,7 +167,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let record = super::files::read_record(&args.file)?;
     let rules = record.rules;
     let kalah_rules = rules.rules.kalah();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = super::args::threads_or_all(None);
     let search_seeds = (args.solve_seeds > 0).then(|| args.solve_seeds.min(rules.seeds_in_play()));
     let db = super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?;
     let judge = match kalah_rules {
