@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds endgame databases from scratch and prints Markdown tables: per level (entries, time,
 # entries/s) and per build (levels, entries, bytes per entry, total time), then times a fresh
-# `kalah query` process on a position of the top level.
+# `kalah query` process on a position of the top level, and one `kalah query -` answering
+# 10 000 random positions of the levels built.
 #
 # Usage: scripts/bench-db.sh [TOP ...]          e.g. scripts/bench-db.sh 24 28
 # Environment: HOUSES (default 6), RULES (default "standard empty-capture"), DIR (default
@@ -54,5 +55,28 @@ for _ in range(11):
     times.append(time.perf_counter() - t)
 times.sort()
 print(f"\nkalah query {position} --rules {rules} (fresh process): median {times[5] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
+PY
+  # 10 000 random positions of the levels 2..TOP (seeded), answered by one `kalah query -`.
+  python3 - "$kalah" "$houses" "${tops[-1]}" "$rules" "$dir" <<'PY'
+import random, subprocess, sys, time
+kalah, m, top, rules, dir = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+rng = random.Random(1)
+lines = []
+while len(lines) < 10000:
+    houses = [0] * (2 * m)
+    for _ in range(rng.randint(2, top)):
+        houses[rng.randrange(2 * m)] += 1
+    if sum(houses[:m]) and sum(houses[m:]):
+        lines.append(f"<{m},0,0," + ",".join(map(str, houses)) + ">")
+text = "\n".join(lines) + "\n"
+best = None
+for _ in range(3):
+    t = time.perf_counter()
+    out = subprocess.run([kalah, "query", "-", "--rules", rules, "--db", dir, "--json"],
+                         input=text, text=True, check=True, capture_output=True).stdout
+    best = min(best or 1e9, time.perf_counter() - t)
+assert out.count('"source":"database"') == len(lines)
+print(f"kalah query - (10 000 random positions of levels 2..{top}, one process, best of 3): "
+      f"{best:.2f} s, {best / len(lines) * 1e6:.0f} us a position")
 PY
 done

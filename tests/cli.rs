@@ -1,7 +1,7 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
-use cli_common::{json, kalah};
+use cli_common::{json, kalah, kalah_with_input};
 
 const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
 
@@ -369,6 +369,58 @@ fn db_build_info_verify_and_query_agree_with_analyze() {
         };
         assert_eq!(q["source"], expected);
     }
+    // A batch on stdin: each position answered as a query of its own, in order, one JSON
+    // object a line; a line that cannot be answered gets an error object, the batch goes on
+    // and the exit code is 2.
+    let positions = ["<4,3,5,1,0,2,3,0,1,1,0> north", "<4,0,0,3,3,3,3,3,3,3,3>"];
+    let input = format!(
+        "# a batch\n{}\n\n{}\n<3,0,0,1,1,1,1,1,1>\nbogus\n",
+        positions[0], positions[1]
+    );
+    let args = [
+        "query",
+        "-",
+        "--rules",
+        "empty-capture",
+        "--db",
+        d,
+        "--json",
+    ];
+    let out = kalah_with_input(&args, &input);
+    assert_eq!(out.status.code(), Some(2));
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 4, "{answers:?}");
+    for (answer, position) in answers.iter().zip(positions) {
+        let single = json(&[
+            "query",
+            position,
+            "--rules",
+            "empty-capture",
+            "--db",
+            d,
+            "--json",
+        ]);
+        for field in [
+            "value", "best", "moves", "pv", "to_move", "position", "source",
+        ] {
+            assert_eq!(answer[field], single[field], "{position} {field}");
+        }
+    }
+    assert_eq!(answers[2]["line"], 5);
+    assert!(
+        answers[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("one board size")
+    );
+    assert_eq!(answers[3]["line"], 6);
+    assert!(answers[3]["error"].as_str().unwrap().contains("'bogus'"));
+    let good = format!("{}\n{}\n", positions[0], positions[1]);
+    assert!(kalah_with_input(&args, &good).status.success());
+
     // The database of the other rules is not there: a clear error, no answer.
     let out = kalah(&["query", "<4,0,0,1,1,1,1,1,1,1,1>", "--db", d]);
     assert_eq!(out.status.code(), Some(1));

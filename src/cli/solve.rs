@@ -15,7 +15,9 @@ use kalah::{
 use serde_json::json;
 
 use super::CliError;
-use super::args::{PositionArg, RulesArg, header, print_json, rules_parser, side_text};
+use super::args::{
+    PositionArg, RulesArg, header, parse_position, print_json, rules_parser, side_text,
+};
 
 /// Search options shared by `solve` and `analyze`.
 #[derive(Args, Debug, Clone)]
@@ -201,6 +203,13 @@ pub struct AnalyzeArgs {
 /// database inside the search).
 ///
 /// Same output as `analyze`, plus "source": "database" or "search".
+///
+/// POSITION `-` reads positions from stdin, one a line (blank lines and `#` comments skipped),
+/// and answers each in turn, one JSON object a line with --json: the databases are opened once
+/// and the search's table stays warm, for thousands of positions in one run. A line that
+/// cannot be answered gets `{"line": N, "error": "..."}` (or a message on stderr) and the
+/// batch goes on; the exit code is then 2. One batch, one board size: the first position sets
+/// the houses (and, with --memory-db, the levels built); the table is at least 512 MiB.
 #[derive(Args, Debug)]
 pub struct QueryArgs {
     #[command(flatten)]
@@ -212,20 +221,97 @@ pub struct QueryArgs {
 }
 
 pub fn run_query(args: QueryArgs) -> Result<(), CliError> {
+    if args.position.position == "-" {
+        return query_batch(&args);
+    }
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => query(&p, &args.search))
+    with_position!(pos, p => query_in_batch(&p, &args.search, &mut None, false))
 }
 
-fn query<L: Lanes>(p: &Position<L>, args: &SearchArgs) -> Result<(), CliError> {
+/// What `kalah query -` keeps from one position to the next: set up for the first position
+/// (its houses, and with --memory-db its seeds), one solver whose table stays warm.
+struct Batch {
+    houses: usize,
+    config: SolverConfig,
+    db: Option<SearchDb>,
+    solver: Option<Solver>,
+}
+
+/// `kalah query -`: the positions on stdin, one a line (blank lines and lines starting with
+/// `#` skipped), each answered as `query` answers one. A line that cannot be answered gets an
+/// error (on stdout as `{"line": N, "error": ...}` with --json, else on stderr) and the next
+/// lines go on; the exit code is then 2.
+fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
+    use std::io::BufRead;
+    let json = args.search.json;
+    let mut batch: Option<Batch> = None;
+    let mut failed = 0;
+    for (i, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let answered = parse_position(text, args.position.to_move, args.rules.rules).and_then(
+            |pos| with_position!(pos, p => query_in_batch(&p, &args.search, &mut batch, true)),
+        );
+        if let Err(e) = answered {
+            failed += 1;
+            if json {
+                print_json(&json!({"line": i + 1, "error": e.message}));
+            } else {
+                eprintln!("kalah: line {}: {}", i + 1, e.message);
+            }
+            // A failure of the machine, not of the line, ends the batch.
+            if e.code != 2 {
+                return Err(e);
+            }
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(CliError::input(format!(
+            "{n} line{} of the input could not be answered",
+            if n == 1 { "" } else { "s" }
+        ))),
+    }
+}
+
+/// One position of a batch (or a batch of one: `kalah query POSITION`): from the database
+/// files at once if they hold them, else searched (probing them). Levels built in memory
+/// (--memory-db) serve the search only. `many`: more positions may follow, so the table is
+/// not sized for this one alone (at least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb).
+fn query_in_batch<L: Lanes>(
+    p: &Position<L>,
+    args: &SearchArgs,
+    batch: &mut Option<Batch>,
+    many: bool,
+) -> Result<(), CliError> {
     let started = Instant::now();
-    let (config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-    // Only the files of --db answer at once; levels built in memory serve the search.
-    if let Some(db) = db
-        .as_ref()
-        .filter(|d| d.built.is_none())
-        .map(|d| &d.tablebase)
-    {
+    let houses = p.houses_per_side();
+    if batch.is_none() {
+        let (mut config, db) = args.prepare(houses, p.rules(), p.seeds_on_board())?;
+        if many && args.tt_mb.is_none() {
+            config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
+        }
+        *batch = Some(Batch {
+            houses,
+            config,
+            db,
+            solver: None,
+        });
+    }
+    let batch = batch.as_mut().expect("just set up");
+    if houses != batch.houses {
+        return Err(CliError::input(format!(
+            "{houses} houses a side, but the batch's first position has {}: one batch, one \
+             board size",
+            batch.houses
+        )));
+    }
+    if let Some(db) = batch.db.as_ref().filter(|d| d.built.is_none()) {
         let found = db
+            .tablebase
             .analyze(p)
             .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
         if let Some(a) = found {
@@ -233,13 +319,26 @@ fn query<L: Lanes>(p: &Position<L>, args: &SearchArgs) -> Result<(), CliError> {
                 analysis: &a,
                 elapsed: started.elapsed(),
                 nodes: 0,
-                source: Source::Database(db.max_level()),
+                source: Source::Database(db.tablebase.max_level()),
             };
             print_analysis(p, None, true, &answer, args.json);
             return Ok(());
         }
     }
-    report_prepared(p, None, true, args, config, db)
+    if batch.solver.is_none() {
+        let tablebase = batch.db.as_ref().map(|d| d.tablebase.clone());
+        batch.solver = Some(new_solver(houses, p.rules(), batch.config, tablebase)?);
+    }
+    let solver = batch.solver.as_ref().expect("just made");
+    let (a, elapsed, nodes) = solve_with_progress(p, true, solver)?;
+    let answer = Answer {
+        analysis: &a,
+        elapsed,
+        nodes,
+        source: Source::Search(&batch.config, batch.db.as_ref()),
+    };
+    print_analysis(p, None, true, &answer, args.json);
+    Ok(())
 }
 
 pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
@@ -303,14 +402,14 @@ pub fn build_in_memory(
     Ok((Arc::new(tablebase), started.elapsed()))
 }
 
-/// Solves `p` with a spinner on stderr (hidden when stderr is not a terminal).
+/// Solves `p` with `solver` and a spinner on stderr (hidden when stderr is not a terminal);
+/// returns the analysis, the time and the nodes of this solve.
 fn solve_with_progress<L: Lanes>(
     p: &Position<L>,
     all_moves: bool,
-    config: SolverConfig,
-    db: Option<Arc<Tablebase>>,
+    solver: &Solver,
 ) -> Result<(Analysis, Duration, u64), CliError> {
-    let solver = new_solver(p.houses_per_side(), p.rules(), config, db)?;
+    let nodes_before = solver.nodes();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
@@ -348,7 +447,7 @@ fn solve_with_progress<L: Lanes>(
     });
     bar.finish_and_clear();
     let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
-    Ok((analysis, elapsed, solver.nodes()))
+    Ok((analysis, elapsed, solver.nodes() - nodes_before))
 }
 
 fn report<L: Lanes>(
@@ -358,20 +457,9 @@ fn report<L: Lanes>(
     args: &SearchArgs,
 ) -> Result<(), CliError> {
     let (config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-    report_prepared(p, variant, all_moves, args, config, db)
-}
-
-/// [`report`] with the solver's settings and databases already prepared.
-fn report_prepared<L: Lanes>(
-    p: &Position<L>,
-    variant: Option<Variant>,
-    all_moves: bool,
-    args: &SearchArgs,
-    config: SolverConfig,
-    db: Option<SearchDb>,
-) -> Result<(), CliError> {
     let tablebase = db.as_ref().map(|d| d.tablebase.clone());
-    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, config, tablebase)?;
+    let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
+    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver)?;
     let answer = Answer {
         analysis: &a,
         elapsed,
