@@ -121,7 +121,7 @@ pub fn open_db(
         };
         let (db, time) = super::solve::build_in_memory(rules.houses, kalah_rules, top, threads)?;
         eprintln!(
-            "endgame levels 0..={top} built in memory for {who} in {:.1} s \
+            "endgame levels 0..={top} built in memory for {who} in {:.2} s \
              (--db DIR reads them from files)",
             time.as_secs_f64()
         );
