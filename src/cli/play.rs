@@ -213,6 +213,8 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         });
     }
     let record_path = args.record.clone().or(args.resume.clone());
+    // A finished game resumed is only shown: the players (the learner) have seen its end.
+    let over_already = game.state().to_move().is_none();
     let mut session = Session {
         game,
         names: [names[0].clone(), names[1].clone()],
@@ -256,7 +258,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         }
         (None, true) => {}
     }
-    if finished {
+    if finished && !over_already {
         for (seat, player) in players.iter_mut().enumerate() {
             if let Some(p) = player {
                 p.game_over(&session.game, seat)
