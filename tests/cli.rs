@@ -439,3 +439,67 @@ fn db_build_info_verify_and_query_agree_with_analyze() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_table_file_carries_a_solve_over_to_the_next_run() {
+    let dir = std::env::temp_dir().join(format!("kalah-cli-table-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k44.ktt");
+    let f = file.to_str().unwrap();
+    let solve = |extra: &[&str]| {
+        let mut args = vec!["solve", "-m", "4", "-n", "4", "--json", "--tt-mb", "16"];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let fresh = solve(&["--value-only"]);
+    let first = solve(&["--value-only", "--table-file", f]);
+    assert!(file.exists());
+    assert_eq!(first["value"], fresh["value"]);
+    // The second run starts from the saved table: the root is already proven.
+    let second = solve(&["--value-only", "--table-file", f]);
+    assert_eq!(second["value"], fresh["value"]);
+    assert!(
+        second["nodes"].as_u64().unwrap() * 10 < first["nodes"].as_u64().unwrap(),
+        "{} then {}",
+        first["nodes"],
+        second["nodes"]
+    );
+    // A full solve and an analysis with the same file give what they give without it.
+    let full = solve(&["--all-moves", "--table-file", f]);
+    let plain = solve(&["--all-moves"]);
+    for key in ["value", "best", "moves", "pv"] {
+        assert_eq!(full[key], plain[key], "{key}");
+    }
+    let position = "<4,2,5,0,7,1,4,9,3,6,3> north";
+    let with = json(&["analyze", position, "--json", "--table-file", f]);
+    let without = json(&["analyze", position, "--json"]);
+    for key in ["value", "best", "moves", "pv"] {
+        assert_eq!(with[key], without[key], "{key}");
+    }
+    // Another variant, another size, another algorithm: refused before any work.
+    for (args, says) in [
+        (
+            &["--rules", "empty-capture"][..],
+            "not 4 houses, empty-capture",
+        ),
+        (&["--tt-mb", "32"][..], "but --tt-mb asks for 32"),
+        (&["--algorithm", "alphabeta"][..], "has none"),
+    ] {
+        let mut all = vec!["solve", "-m", "4", "-n", "4", "--table-file", f];
+        all.extend_from_slice(args);
+        let out = kalah(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // A damaged file is an error, not a wrong answer.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let i = bytes.len() / 2;
+    bytes[i] ^= 0x01;
+    std::fs::write(&file, &bytes).unwrap();
+    let out = kalah(&["solve", "-m", "4", "-n", "4", "--table-file", f]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("damaged"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

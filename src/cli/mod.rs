@@ -13,6 +13,7 @@ mod play;
 mod replay;
 mod show;
 mod solve;
+mod table_file;
 
 use std::process::ExitCode;
 

@@ -18,6 +18,7 @@ use super::CliError;
 use super::args::{
     PositionArg, RulesArg, header, parse_position, print_json, rules_parser, side_text,
 };
+use super::table_file::TableFileArgs;
 
 /// Search options shared by `solve` and `analyze`.
 #[derive(Args, Debug, Clone)]
@@ -182,6 +183,8 @@ pub struct SolveArgs {
     value_only: bool,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    table: TableFileArgs,
 }
 
 /// The exact value of a position and of every legal move.
@@ -196,6 +199,8 @@ pub struct AnalyzeArgs {
     rules: RulesArg,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    table: TableFileArgs,
 }
 
 /// The exact value of a position and of every legal move, read from the endgame database when
@@ -330,7 +335,7 @@ fn query_in_batch<L: Lanes>(
         batch.solver = Some(new_solver(houses, p.rules(), batch.config, tablebase)?);
     }
     let solver = batch.solver.as_ref().expect("just made");
-    let (a, elapsed, nodes) = solve_with_progress(p, true, solver)?;
+    let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &TableFileArgs::default())?;
     let answer = Answer {
         analysis: &a,
         elapsed,
@@ -346,14 +351,14 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
     if args.value_only {
-        return with_position!(pos, p => report_value(&p, variant, &args.search));
+        return with_position!(pos, p => report_value(&p, variant, &args.search, &args.table));
     }
-    with_position!(pos, p => report(&p, Some(variant), args.all_moves, &args.search))
+    with_position!(pos, p => report(&p, Some(variant), args.all_moves, &args.search, &args.table))
 }
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => report(&p, None, true, &args.search))
+    with_position!(pos, p => report(&p, None, true, &args.search, &args.table))
 }
 
 /// Builds the levels `0..=top` in memory on `threads` threads, with a progress bar on stderr
@@ -408,7 +413,25 @@ fn solve_with_progress<L: Lanes>(
     p: &Position<L>,
     all_moves: bool,
     solver: &Solver,
+    table: &TableFileArgs,
 ) -> Result<(Analysis, Duration, u64), CliError> {
+    let (analysis, elapsed, nodes) = with_progress(p, solver, table, |on_step| {
+        solver.analyze(p, all_moves, on_step)
+    });
+    let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
+    Ok((analysis, elapsed, nodes))
+}
+
+/// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with a
+/// spinner on stderr (hidden when stderr is not a terminal) and a line per step; with
+/// --table-file, the table is loaded first, saved every --save-every minutes and at the end.
+/// Returns `work`'s result, its time and the nodes it searched.
+fn with_progress<L: Lanes, T>(
+    p: &Position<L>,
+    solver: &Solver,
+    table: &TableFileArgs,
+    work: impl FnOnce(&mut dyn FnMut(&kalah::Progress)) -> T,
+) -> (T, Duration, u64) {
     let nodes_before = solver.nodes();
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -417,13 +440,23 @@ fn solve_with_progress<L: Lanes>(
     let started = Instant::now();
     let stores = p.store_difference();
     let done = std::sync::atomic::AtomicBool::new(false);
-    let (analysis, elapsed) = std::thread::scope(|scope| {
+    let (result, elapsed) = std::thread::scope(|scope| {
         let ticker = scope.spawn(|| {
+            let mut saved = Instant::now();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                let nodes = solver.nodes();
+                let nodes = solver.nodes() - nodes_before;
                 let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-9);
                 bar.set_message(format!("{nodes} nodes, {:.1} M nodes/s", rate / 1e6));
                 bar.tick();
+                if table
+                    .period()
+                    .is_some_and(|period| saved.elapsed() >= period)
+                {
+                    if let Some(line) = table.save(solver) {
+                        bar.println(line);
+                    }
+                    saved = Instant::now();
+                }
                 // Woken at once when the solve ends.
                 std::thread::park_timeout(Duration::from_millis(200));
             }
@@ -438,7 +471,7 @@ fn solve_with_progress<L: Lanes>(
                 s.elapsed.as_secs_f64()
             ));
         };
-        let result = solver.analyze(p, all_moves, &mut on_step);
+        let result = work(&mut on_step);
         let elapsed = started.elapsed();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         ticker.thread().unpark();
@@ -446,8 +479,26 @@ fn solve_with_progress<L: Lanes>(
         (result, elapsed)
     });
     bar.finish_and_clear();
-    let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
-    Ok((analysis, elapsed, solver.nodes() - nodes_before))
+    if let Some(line) = table.save(solver) {
+        eprintln!("{line}");
+    }
+    (result, elapsed, solver.nodes() - nodes_before)
+}
+
+/// A solver for `p` with `config` and the databases `db`, with --table-file's table loaded
+/// into it (after `config` was fitted to the file: see [`TableFileArgs::fit`]).
+fn solver_for<L: Lanes>(
+    p: &Position<L>,
+    config: SolverConfig,
+    db: Option<&SearchDb>,
+    table: &TableFileArgs,
+) -> Result<Solver, CliError> {
+    let tablebase = db.map(|d| d.tablebase.clone());
+    let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
+    if let Some(line) = table.load(&solver)? {
+        eprintln!("{line}");
+    }
+    Ok(solver)
 }
 
 fn report<L: Lanes>(
@@ -455,11 +506,12 @@ fn report<L: Lanes>(
     variant: Option<Variant>,
     all_moves: bool,
     args: &SearchArgs,
+    table: &TableFileArgs,
 ) -> Result<(), CliError> {
-    let (config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-    let tablebase = db.as_ref().map(|d| d.tablebase.clone());
-    let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
-    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver)?;
+    let (mut config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
+    table.fit(&mut config, p.houses_per_side(), p.rules(), args.tt_mb)?;
+    let solver = solver_for(p, config, db.as_ref(), table)?;
+    let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver, table)?;
     let answer = Answer {
         analysis: &a,
         elapsed,
@@ -630,14 +682,15 @@ fn report_value<L: Lanes>(
     p: &Position<L>,
     variant: Variant,
     args: &SearchArgs,
+    table: &TableFileArgs,
 ) -> Result<(), CliError> {
-    let (config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-    let tablebase = db.as_ref().map(|d| d.tablebase.clone());
-    let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
-    let started = Instant::now();
-    let value = p.store_difference() + solver.exact(p.board(), &mut |_| {});
-    let elapsed = started.elapsed();
-    let nodes = solver.nodes();
+    let (mut config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
+    table.fit(&mut config, p.houses_per_side(), p.rules(), args.tt_mb)?;
+    let solver = solver_for(p, config, db.as_ref(), table)?;
+    let (f, elapsed, nodes) = with_progress(p, &solver, table, |on_step| {
+        solver.exact(p.board(), on_step)
+    });
+    let value = p.store_difference() + f;
     let name = format!("Kalah({},{})", variant.houses(), variant.seeds());
     if args.json {
         let mut out = header(p);

@@ -10,6 +10,7 @@
 
 pub mod ladder;
 pub mod negamax;
+pub mod table_file;
 pub mod tt;
 
 use std::fmt;
@@ -318,6 +319,18 @@ impl Solver {
             .map_err(|e: DbError| SolveError::Database(e.to_string()))?;
         self.db = Some(db);
         Ok(self)
+    }
+
+    /// Saves the transposition table to `path` (see [`table_file`]); safe while a search runs
+    /// on another thread.
+    pub fn save_table(&self, path: &std::path::Path) -> Result<(), table_file::TableFileError> {
+        table_file::save(&self.tt, self.houses, self.rules, path)
+    }
+
+    /// Loads the table file at `path` into the transposition table, which must be of its size
+    /// (see [`table_file::TableFileHeader::mib`]); its bounds then serve every later search.
+    pub fn load_table(&self, path: &std::path::Path) -> Result<(), table_file::TableFileError> {
+        table_file::load(&self.tt, self.houses, self.rules, path)
     }
 
     /// Nodes searched so far (updated every few thousand nodes while a search runs).

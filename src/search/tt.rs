@@ -127,6 +127,11 @@ impl std::fmt::Display for TableAllocError {
 impl std::error::Error for TableAllocError {}
 
 impl TranspositionTable {
+    /// Bytes in a bucket.
+    pub const BUCKET_BYTES: usize = BUCKET_BYTES;
+    /// Words in a bucket.
+    pub const BUCKET_WORDS: usize = BUCKET_WORDS;
+
     /// A table of about `mib` MiB (at least one bucket), zeroed lazily by the OS.
     pub fn new(mib: usize) -> Result<TranspositionTable, TableAllocError> {
         let bytes = mib.saturating_mul(1 << 20);
@@ -138,6 +143,23 @@ impl TranspositionTable {
     /// Size in bytes.
     pub fn bytes(&self) -> usize {
         self.buckets * BUCKET_BYTES
+    }
+
+    /// Buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The table's words, bucket by bucket (for [`crate::search::table_file`]).
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
+    /// Empties every entry (touching every page of the table).
+    pub fn clear(&self) {
+        for word in self.words.iter() {
+            word.store(0, Ordering::Relaxed);
+        }
     }
 
     #[inline(always)]

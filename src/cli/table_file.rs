@@ -1,0 +1,130 @@
+//! `--table-file`: a long solve's transposition table kept on disk. It is loaded at the start,
+//! saved every few minutes while the solve runs and saved again at its end, so a solve that
+//! was stopped resumes with what it had proven.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use kalah::search::table_file::read_header;
+use kalah::{Algorithm, Rules, Solver, SolverConfig};
+
+use super::CliError;
+
+/// The table file options of `solve` and `analyze`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TableFileArgs {
+    /// Keep the transposition table in FILE. If FILE exists it is loaded first: it must be a
+    /// table of the same houses and rules, and its size sets the table's. While the solve runs
+    /// the table is saved to FILE every --save-every minutes, and once more at the end. A solve
+    /// stopped in any way (Ctrl-C, a crash, a reboot) and run again with the same FILE resumes
+    /// with all it had proven by the last save. The bounds hold for every position of the
+    /// same houses and rules, so one FILE also serves other positions.
+    #[arg(long, value_name = "FILE")]
+    pub table_file: Option<PathBuf>,
+
+    /// Minutes between saves of --table-file while a solve runs.
+    #[arg(
+        long,
+        value_name = "MIN",
+        default_value_t = 10.0,
+        value_parser = parse_minutes,
+        requires = "table_file"
+    )]
+    pub save_every: f64,
+}
+
+fn parse_minutes(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(m) if m.is_finite() && m > 0.0 => Ok(m),
+        _ => Err("expected a positive number of minutes".to_owned()),
+    }
+}
+
+impl TableFileArgs {
+    /// Sizes `config`'s table as the existing file's, checking its variant; `tt_mb` is --tt-mb
+    /// if given, which must then agree. Only MTD(f) has a table to keep.
+    pub fn fit(
+        &self,
+        config: &mut SolverConfig,
+        houses: usize,
+        rules: Rules,
+        tt_mb: Option<usize>,
+    ) -> Result<(), CliError> {
+        if self.table_file.is_some() && config.algorithm != Algorithm::Mtdf {
+            return Err(CliError::input(format!(
+                "--table-file keeps the transposition table of --algorithm mtdf; {} has none",
+                config.algorithm
+            )));
+        }
+        let Some(path) = self.existing() else {
+            return Ok(());
+        };
+        let header =
+            read_header(path).map_err(|e| CliError::failure(format!("--table-file: {e}")))?;
+        if (header.houses, header.rules) != (houses, rules) {
+            return Err(CliError::input(format!(
+                "--table-file: {} holds a table for {} houses, {} rules, not {houses} houses, \
+                 {rules} rules",
+                path.display(),
+                header.houses,
+                header.rules
+            )));
+        }
+        match tt_mb {
+            Some(mib) if mib != header.mib() => Err(CliError::input(format!(
+                "--table-file: {} holds a {} MiB table, but --tt-mb asks for {mib}",
+                path.display(),
+                header.mib()
+            ))),
+            _ => {
+                config.tt_mib = header.mib();
+                Ok(())
+            }
+        }
+    }
+
+    fn existing(&self) -> Option<&PathBuf> {
+        self.table_file.as_ref().filter(|p| p.exists())
+    }
+
+    /// Loads the file into `solver` if it exists; returns a line saying so.
+    pub fn load(&self, solver: &Solver) -> Result<Option<String>, CliError> {
+        let Some(path) = self.existing() else {
+            return Ok(None);
+        };
+        let started = Instant::now();
+        solver
+            .load_table(path)
+            .map_err(|e| CliError::failure(format!("--table-file: {e}")))?;
+        Ok(Some(format!(
+            "table loaded from {} ({} MiB) in {:.1} s",
+            path.display(),
+            solver.config().tt_mib,
+            started.elapsed().as_secs_f64()
+        )))
+    }
+
+    /// The time between saves, if there is a file.
+    pub fn period(&self) -> Option<Duration> {
+        self.table_file
+            .as_ref()
+            .map(|_| Duration::from_secs_f64(self.save_every * 60.0))
+    }
+
+    /// Saves `solver`'s table to the file, if there is one; returns a line saying how it went
+    /// (a failed save is a warning: the solve goes on).
+    pub fn save(&self, solver: &Solver) -> Option<String> {
+        let path = self.table_file.as_ref()?;
+        let started = Instant::now();
+        Some(match solver.save_table(path) {
+            Ok(()) => format!(
+                "table saved to {} ({} MiB) in {:.1} s",
+                path.display(),
+                solver.config().tt_mib,
+                started.elapsed().as_secs_f64()
+            ),
+            Err(e) => format!("warning: --table-file not saved: {e}"),
+        })
+    }
+}

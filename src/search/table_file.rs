@@ -1,0 +1,328 @@
+//! Transposition table files: a solver's table saved during or after a solve and loaded into a
+//! later one, so that a long solve that was stopped resumes with what it had proven.
+//!
+//! An entry holds bounds on f of a board (houses only): they hold for every position of the
+//! same houses a side and capture rule, whatever its seeds or stores. The bucket of a board
+//! depends on the table's size, so a file loads only into a table of its own size.
+//!
+//! ```text
+//!  offset size  field
+//!       0    8  magic            b"KALAHTT\x1a"
+//!       8    4  format version   1 (little-endian, as every field)
+//!      12    1  houses           m, houses a side
+//!      13    1  rules            0 = standard, 1 = empty-capture
+//!      14    2  reserved         0
+//!      16    8  buckets          the table's buckets (64 bytes each)
+//!      24    8  payload checksum over the payload's words, in order
+//!      32   32  reserved         0
+//!      64    n  payload          the table's words (8 bytes each, little-endian), in order
+//! ```
+//!
+//! The checksum folds each word `w` into `h` as `h -> rotl((h ^ w) * K, 29)`, a bijection of the
+//! word for a given `h`: any change confined to one word changes it. A file is written to
+//! `<path>.tmp` and renamed into place when complete, so it is never half-written. The table may
+//! be saved while threads search it: an entry torn between two writes fails the table's check
+//! (see [`crate::search::tt`]) and is a miss once loaded, never a wrong bound.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::rules::Rules;
+use crate::search::tt::TranspositionTable;
+
+/// The first eight bytes of every table file.
+pub const MAGIC: [u8; 8] = *b"KALAHTT\x1a";
+/// The format this code reads and writes.
+pub const VERSION: u32 = 1;
+/// Bytes before the payload.
+pub const HEADER_LEN: usize = 64;
+
+const K: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Words read or written at a time.
+const CHUNK_WORDS: usize = 1 << 16;
+
+/// Why a table file could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableFileError {
+    /// Reading or writing failed (the path and the system's message).
+    Io(String),
+    /// The file is not a table file this code reads, or it is damaged.
+    Format(String),
+    /// The file is a table of another variant or size.
+    Mismatch(String),
+}
+
+impl std::fmt::Display for TableFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableFileError::Io(m) | TableFileError::Format(m) | TableFileError::Mismatch(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl std::error::Error for TableFileError {}
+
+/// What a table file's header says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableFileHeader {
+    /// Houses a side.
+    pub houses: usize,
+    /// Capture rule.
+    pub rules: Rules,
+    /// The table's buckets.
+    pub buckets: usize,
+}
+
+impl TableFileHeader {
+    /// The table's size in MiB, as [`TranspositionTable::new`] takes it.
+    pub fn mib(&self) -> usize {
+        (self.buckets * TranspositionTable::BUCKET_BYTES) >> 20
+    }
+}
+
+#[inline(always)]
+fn fold(h: u64, w: u64) -> u64 {
+    ((h ^ w).wrapping_mul(K)).rotate_left(29)
+}
+
+fn io_error(path: &Path, what: &str, e: std::io::Error) -> TableFileError {
+    TableFileError::Io(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// `<path>.tmp`, beside `path`.
+fn temporary(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Reads and checks the header of the table file at `path`.
+pub fn read_header(path: &Path) -> Result<TableFileHeader, TableFileError> {
+    let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+    header_of(&mut file, path)
+}
+
+fn header_of(file: &mut File, path: &Path) -> Result<TableFileHeader, TableFileError> {
+    let bad = |why: &str| TableFileError::Format(format!("{} {why}", path.display()));
+    let mut h = [0u8; HEADER_LEN];
+    file.read_exact(&mut h)
+        .map_err(|_| bad("is too short for a table file"))?;
+    if h[0..8] != MAGIC {
+        return Err(bad("is not a kalah table file"));
+    }
+    let version = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        return Err(bad(&format!(
+            "has format version {version}; this build reads version {VERSION}"
+        )));
+    }
+    let rules = match h[13] {
+        0 => Rules::Standard,
+        1 => Rules::EmptyCapture,
+        r => return Err(bad(&format!("names unknown rules ({r})"))),
+    };
+    let buckets = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
+    let words = buckets
+        .checked_mul(TranspositionTable::BUCKET_WORDS as u64)
+        .filter(|&w| buckets > 0 && w < 1 << 40)
+        .ok_or_else(|| bad("has an impossible table size"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| io_error(path, "read", e))?
+        .len();
+    if len != HEADER_LEN as u64 + 8 * words {
+        return Err(bad(&format!(
+            "is {len} bytes, not the {} of its {buckets} buckets (truncated?)",
+            HEADER_LEN as u64 + 8 * words
+        )));
+    }
+    Ok(TableFileHeader {
+        houses: usize::from(h[12]),
+        rules,
+        buckets: buckets as usize,
+    })
+}
+
+/// Saves `tt`, the table of a solver for `houses` houses a side under `rules`, to `path`
+/// (through `<path>.tmp`, renamed into place once written and synced).
+pub fn save(
+    tt: &TranspositionTable,
+    houses: usize,
+    rules: Rules,
+    path: &Path,
+) -> Result<(), TableFileError> {
+    let tmp = temporary(path);
+    let written = write_file(tt, houses, rules, &tmp)
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| io_error(path, "write", e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+fn write_file(
+    tt: &TranspositionTable,
+    houses: usize,
+    rules: Rules,
+    tmp: &Path,
+) -> Result<(), TableFileError> {
+    let fail = |e| io_error(tmp, "write", e);
+    let file = File::create(tmp).map_err(fail)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut header = [0u8; HEADER_LEN];
+    header[0..8].copy_from_slice(&MAGIC);
+    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    header[12] = houses as u8;
+    header[13] = match rules {
+        Rules::Standard => 0,
+        Rules::EmptyCapture => 1,
+    };
+    header[16..24].copy_from_slice(&(tt.buckets() as u64).to_le_bytes());
+    out.write_all(&header).map_err(fail)?;
+    let mut h = 0;
+    let mut bytes = Vec::with_capacity(8 * CHUNK_WORDS);
+    for chunk in tt.words().chunks(CHUNK_WORDS) {
+        bytes.clear();
+        for word in chunk {
+            let w = word.load(std::sync::atomic::Ordering::Relaxed);
+            h = fold(h, w);
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        out.write_all(&bytes).map_err(fail)?;
+    }
+    let mut file = out.into_inner().map_err(|e| fail(e.into_error()))?;
+    file.seek(SeekFrom::Start(24)).map_err(fail)?;
+    file.write_all(&h.to_le_bytes()).map_err(fail)?;
+    file.sync_all().map_err(fail)
+}
+
+/// Loads the table file at `path` into `tt`, the table of a solver for `houses` houses a side
+/// under `rules`: the file must be of the same variant and size. If the payload turns out
+/// damaged, `tt` is cleared and the error says so.
+pub fn load(
+    tt: &TranspositionTable,
+    houses: usize,
+    rules: Rules,
+    path: &Path,
+) -> Result<(), TableFileError> {
+    let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+    let header = header_of(&mut file, path)?;
+    if (header.houses, header.rules) != (houses, rules) {
+        return Err(TableFileError::Mismatch(format!(
+            "{} holds a table for {} houses, {} rules, not {houses} houses, {rules} rules",
+            path.display(),
+            header.houses,
+            header.rules
+        )));
+    }
+    if header.buckets != tt.buckets() {
+        return Err(TableFileError::Mismatch(format!(
+            "{} holds a {} MiB table, not {} MiB",
+            path.display(),
+            header.mib(),
+            tt.bytes() >> 20
+        )));
+    }
+    let stored = {
+        let mut input = BufReader::with_capacity(1 << 20, &mut file);
+        let mut bytes = vec![0u8; 8 * CHUNK_WORDS];
+        let mut h = 0;
+        for chunk in tt.words().chunks(CHUNK_WORDS) {
+            let bytes = &mut bytes[..8 * chunk.len()];
+            input
+                .read_exact(bytes)
+                .map_err(|e| io_error(path, "read", e))?;
+            for (word, b) in chunk.iter().zip(bytes.chunks_exact(8)) {
+                let w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                h = fold(h, w);
+                word.store(w, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        h
+    };
+    let mut sum = [0u8; 8];
+    file.seek(SeekFrom::Start(24))
+        .and_then(|_| file.read_exact(&mut sum))
+        .map_err(|e| io_error(path, "read", e))?;
+    if u64::from_le_bytes(sum) != stored {
+        tt.clear();
+        return Err(TableFileError::Format(format!(
+            "{} is damaged (checksum mismatch); the table starts empty",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::Narrow;
+    use crate::search::tt::{EXACT_DEPTH, Entry};
+
+    fn key(i: u64) -> Narrow {
+        Narrow(u128::from(i) * 0x9E37_79B9 + 17)
+    }
+
+    fn entry(i: u64) -> Entry {
+        Entry {
+            lower: -(i as i32 % 40),
+            upper: i as i32 % 40,
+            best: Some(i as usize % 6),
+            work: (i % 50) as u8,
+            depth: EXACT_DEPTH,
+        }
+    }
+
+    #[test]
+    fn a_saved_table_loads_back_and_damage_is_caught() {
+        let dir = std::env::temp_dir().join(format!("kalah-table-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("table.ktt");
+        let tt = TranspositionTable::new(1).unwrap();
+        for i in 0..2000 {
+            tt.store(key(i), entry(i));
+        }
+        save(&tt, 6, Rules::Standard, &path).unwrap();
+        assert!(!dir.join("table.ktt.tmp").exists());
+        let header = read_header(&path).unwrap();
+        assert_eq!(
+            (header.houses, header.rules, header.mib()),
+            (6, Rules::Standard, 1)
+        );
+
+        let loaded = TranspositionTable::new(1).unwrap();
+        load(&loaded, 6, Rules::Standard, &path).unwrap();
+        for i in 0..2000 {
+            assert_eq!(loaded.probe(key(i)), tt.probe(key(i)), "{i}");
+        }
+        // Another variant or size is refused.
+        let other = TranspositionTable::new(2).unwrap();
+        assert!(matches!(
+            load(&other, 6, Rules::Standard, &path),
+            Err(TableFileError::Mismatch(_))
+        ));
+        assert!(matches!(
+            load(&loaded, 6, Rules::EmptyCapture, &path),
+            Err(TableFileError::Mismatch(_))
+        ));
+        // A flipped byte in the payload: refused, and the table is left empty.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER_LEN + 1000] ^= 0x10;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            load(&loaded, 6, Rules::Standard, &path),
+            Err(TableFileError::Format(_))
+        ));
+        assert!((0..2000).all(|i| loaded.probe(key(i)).is_none()));
+        // Truncated, or not a table file at all.
+        std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
+        assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
+        std::fs::write(&path, b"hello").unwrap();
+        assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
