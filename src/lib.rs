@@ -67,6 +67,19 @@ pub fn default_sigpipe() {
     memory::default_sigpipe();
 }
 
+/// For the `kalah` binary: Ctrl-C only sets a flag ([`interrupted`]), for a command that saves
+/// its work before it ends.
+#[doc(hidden)]
+pub fn catch_interrupt() {
+    memory::catch_interrupt();
+}
+
+/// Whether Ctrl-C was pressed since [`catch_interrupt`].
+#[doc(hidden)]
+pub fn interrupted() -> bool {
+    memory::interrupted()
+}
+
 pub use board::{Board, Sowing};
 pub use lanes::{Lanes, Narrow, Wide};
 pub use notation::{NotationError, ParseMoveError, Turn};

@@ -129,6 +129,34 @@ pub fn default_sigpipe() {
     }
 }
 
+/// Set by the SIGINT handler [`catch_interrupt`] installs.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn note_interrupt(_signal: libc::c_int) {
+    // An atomic store is async-signal-safe.
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// From now on Ctrl-C (SIGINT) only sets a flag, read by [`interrupted`], instead of ending the
+/// process: for a command that must save its work first. (Elsewhere than on Unix: nothing.)
+pub fn catch_interrupt() {
+    #[cfg(unix)]
+    // Safety: the handler only stores to a static atomic, which is async-signal-safe, and
+    // `note_interrupt` has the C signature `signal` expects for a handler.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            note_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+}
+
+/// Whether Ctrl-C was pressed since [`catch_interrupt`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).
 #[inline(always)]
 pub fn prefetch<T>(slot: &T) {

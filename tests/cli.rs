@@ -503,3 +503,64 @@ fn a_table_file_carries_a_solve_over_to_the_next_run() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("damaged"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_saves_the_table_before_the_solve_ends() {
+    use std::io::BufRead;
+    let dir = std::env::temp_dir().join(format!("kalah-cli-interrupt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k64.ktt");
+    let f = file.to_str().unwrap();
+    // A small first solve makes the file, so that the long one says when it has loaded it (and
+    // so is past the point where Ctrl-C would still end it at once).
+    let args = ["--tt-mb", "16", "--table-file", f];
+    let mut small = vec!["analyze", "<6,0,0,1,0,0,2,0,1,0,1,0,3,0,0>"];
+    small.extend_from_slice(&args);
+    assert!(kalah(&small).status.success());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args([
+            "solve",
+            "-m",
+            "6",
+            "-n",
+            "4",
+            "--value-only",
+            "--memory-db",
+            "off",
+        ])
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.starts_with("table loaded from"), "{line}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(
+        rest.contains("interrupted: saving the table first"),
+        "{rest}"
+    );
+    assert!(rest.contains("the same command resumes from it"), "{rest}");
+    // The saved table is whole: it loads, and answers as before.
+    let mut again = small.clone();
+    again.push("--json");
+    let with = json(&again);
+    let without = json(&["analyze", small[1], "--json"]);
+    for key in ["value", "best", "moves", "pv"] {
+        assert_eq!(with[key], without[key], "{key}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -424,8 +424,9 @@ fn solve_with_progress<L: Lanes>(
 
 /// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with a
 /// spinner on stderr (hidden when stderr is not a terminal) and a line per step; with
-/// --table-file, the table is loaded first, saved every --save-every minutes and at the end.
-/// Returns `work`'s result, its time and the nodes it searched.
+/// --table-file, the table is saved every --save-every minutes and at the end, and Ctrl-C saves
+/// it before the process ends (exit code 130). Returns `work`'s result, its time and the nodes
+/// it searched.
 fn with_progress<L: Lanes, T>(
     p: &Position<L>,
     solver: &Solver,
@@ -448,6 +449,14 @@ fn with_progress<L: Lanes, T>(
                 let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-9);
                 bar.set_message(format!("{nodes} nodes, {:.1} M nodes/s", rate / 1e6));
                 bar.tick();
+                if kalah::interrupted() {
+                    bar.finish_and_clear();
+                    eprintln!("interrupted: saving the table first");
+                    if let Some(line) = table.save(solver) {
+                        eprintln!("{line}; the same command resumes from it");
+                    }
+                    std::process::exit(130);
+                }
                 if table
                     .period()
                     .is_some_and(|period| saved.elapsed() >= period)
@@ -486,7 +495,8 @@ fn with_progress<L: Lanes, T>(
 }
 
 /// A solver for `p` with `config` and the databases `db`, with --table-file's table loaded
-/// into it (after `config` was fitted to the file: see [`TableFileArgs::fit`]).
+/// into it (after `config` was fitted to the file: see [`TableFileArgs::fit`]). With a table
+/// file, Ctrl-C from now on only sets a flag, which [`with_progress`] answers by saving.
 fn solver_for<L: Lanes>(
     p: &Position<L>,
     config: SolverConfig,
@@ -495,6 +505,9 @@ fn solver_for<L: Lanes>(
 ) -> Result<Solver, CliError> {
     let tablebase = db.map(|d| d.tablebase.clone());
     let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
+    if table.period().is_some() {
+        kalah::catch_interrupt();
+    }
     if let Some(line) = table.load(&solver)? {
         eprintln!("{line}");
     }

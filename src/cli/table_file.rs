@@ -16,9 +16,9 @@ use super::CliError;
 pub struct TableFileArgs {
     /// Keep the transposition table in FILE. If FILE exists it is loaded first: it must be a
     /// table of the same houses and rules, and its size sets the table's. While the solve runs
-    /// the table is saved to FILE every --save-every minutes, and once more at the end. A solve
-    /// stopped in any way (Ctrl-C, a crash, a reboot) and run again with the same FILE resumes
-    /// with all it had proven by the last save. The bounds hold for every position of the
+    /// the table is saved to FILE every --save-every minutes, and once more at the end; Ctrl-C
+    /// saves it before the process ends. A solve stopped in any way (Ctrl-C, a crash, a reboot)
+    /// and run again with the same FILE resumes with all it had proven by the last save. The bounds hold for every position of the
     /// same houses and rules, so one FILE also serves other positions.
     #[arg(long, value_name = "FILE")]
     pub table_file: Option<PathBuf>,
