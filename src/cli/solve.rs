@@ -461,8 +461,11 @@ fn with_progress<L: Lanes, T>(
                     .period()
                     .is_some_and(|period| saved.elapsed() >= period)
                 {
-                    if let Some(line) = table.save(solver) {
-                        bar.println(line);
+                    // Said even when stderr is a log, not a terminal (the bar is hidden then).
+                    match table.save(solver) {
+                        Some(line) if bar.is_hidden() => eprintln!("{line}"),
+                        Some(line) => bar.println(line),
+                        None => {}
                     }
                     saved = Instant::now();
                 }
