@@ -49,6 +49,7 @@
 pub mod board;
 pub mod bots;
 pub mod db;
+pub mod files;
 pub mod lanes;
 mod memory;
 pub mod notation;

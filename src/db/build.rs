@@ -581,7 +581,8 @@ pub fn build_memory(layout: &Layout) -> u64 {
     layout.level_len(layout.max_level()) + sides * per_side
 }
 
-/// Writes a level to `<path>.tmp`, syncs it and renames it to `path`; returns the checksum.
+/// Writes a level to `path` whole and synced ([`crate::files::write_whole`]), the rename made
+/// durable too; returns the checksum.
 fn write_level(
     path: &Path,
     houses: usize,
@@ -598,13 +599,11 @@ fn write_level(
         entries: entries.len() as u64,
         checksum: sum,
     };
-    let tmp = path.with_extension("kdb.tmp");
-    let mut file = std::fs::File::create(&tmp)?;
-    header.write(&mut file)?;
-    file.write_all(entries)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)?;
+    crate::files::write_whole(path, |file| {
+        header.write(&mut *file)?;
+        file.write_all(entries)?;
+        file.sync_all()
+    })?;
     #[cfg(unix)]
     if let Some(dir) = path.parent() {
         // Make the rename itself durable.

@@ -19,14 +19,14 @@
 //! ```
 //!
 //! The checksum folds each word `w` into `h` as `h -> rotl((h ^ w) * K, 29)`, a bijection of the
-//! word for a given `h`: any change confined to one word changes it. A file is written to
-//! `<path>.tmp` and renamed into place when complete, so it is never half-written. The table may
+//! word for a given `h`: any change confined to one word changes it. A file is written whole
+//! ([`crate::files`]: a temporary file renamed into place), never half-written. The table may
 //! be saved while threads search it: an entry torn between two writes fails the table's check
 //! (see [`crate::search::tt`]) and is a miss once loaded, never a wrong bound.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::rules::Rules;
 use crate::search::tt::TranspositionTable;
@@ -92,13 +92,6 @@ fn io_error(path: &Path, what: &str, e: std::io::Error) -> TableFileError {
     TableFileError::Io(format!("cannot {what} {}: {e}", path.display()))
 }
 
-/// `<path>.tmp`, beside `path`.
-fn temporary(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
-
 /// Reads and checks the header of the table file at `path`.
 pub fn read_header(path: &Path) -> Result<TableFileHeader, TableFileError> {
     let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
@@ -147,30 +140,24 @@ fn header_of(file: &mut File, path: &Path) -> Result<TableFileHeader, TableFileE
 }
 
 /// Saves `tt`, the table of a solver for `houses` houses a side under `rules`, to `path`
-/// (through `<path>.tmp`, renamed into place once written and synced).
+/// (whole, and synced: [`crate::files::write_whole`]).
 pub fn save(
     tt: &TranspositionTable,
     houses: usize,
     rules: Rules,
     path: &Path,
 ) -> Result<(), TableFileError> {
-    let tmp = temporary(path);
-    let written = write_file(tt, houses, rules, &tmp)
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| io_error(path, "write", e)));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::files::write_whole(path, |file| write_file(tt, houses, rules, file))
+        .map_err(|e| io_error(path, "write", e))
 }
 
+/// Writes the header and the payload of `tt` to `file`, then the checksum, and syncs it.
 fn write_file(
     tt: &TranspositionTable,
     houses: usize,
     rules: Rules,
-    tmp: &Path,
-) -> Result<(), TableFileError> {
-    let fail = |e| io_error(tmp, "write", e);
-    let file = File::create(tmp).map_err(fail)?;
+    file: &mut File,
+) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut header = [0u8; HEADER_LEN];
     header[0..8].copy_from_slice(&MAGIC);
@@ -181,7 +168,7 @@ fn write_file(
         Rules::EmptyCapture => 1,
     };
     header[16..24].copy_from_slice(&(tt.buckets() as u64).to_le_bytes());
-    out.write_all(&header).map_err(fail)?;
+    out.write_all(&header)?;
     let mut h = 0;
     let mut bytes = Vec::with_capacity(8 * CHUNK_WORDS);
     for chunk in tt.words().chunks(CHUNK_WORDS) {
@@ -191,12 +178,12 @@ fn write_file(
             h = fold(h, w);
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        out.write_all(&bytes).map_err(fail)?;
+        out.write_all(&bytes)?;
     }
-    let mut file = out.into_inner().map_err(|e| fail(e.into_error()))?;
-    file.seek(SeekFrom::Start(24)).map_err(fail)?;
-    file.write_all(&h.to_le_bytes()).map_err(fail)?;
-    file.sync_all().map_err(fail)
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.seek(SeekFrom::Start(24))?;
+    file.write_all(&h.to_le_bytes())?;
+    file.sync_all()
 }
 
 /// Loads the table file at `path` into `tt`, the table of a solver for `houses` houses a side
