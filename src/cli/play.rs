@@ -153,9 +153,9 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     let (game, saved_names) = match &args.resume {
         Some(file) => {
             let record = super::files::read_record(file)?;
-            let game = record.replay().map_err(|e| {
-                CliError::input(format!("invalid record {}: {}", file.display(), e.message))
-            })?;
+            let game = record
+                .replay()
+                .expect("a parsed record has only legal actions");
             (game, Some([record.south, record.north]))
         }
         None => (

@@ -117,7 +117,7 @@ impl SearchArgs {
         seeds: u32,
     ) -> Result<(SolverConfig, Option<SearchDb>), CliError> {
         if let Some(tablebase) = self.tablebase(houses, rules)? {
-            let config = self.config(seeds, Some(tablebase.max_level()))?;
+            let config = self.config(seeds, Some(tablebase.max_level()));
             let db = SearchDb {
                 tablebase,
                 built: None,
@@ -130,7 +130,7 @@ impl SearchArgs {
             (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
             _ => None,
         };
-        let config = self.config(seeds, top)?;
+        let config = self.config(seeds, top);
         let db = top
             .map(|top| build_in_memory(houses, rules, top, config.threads))
             .transpose()?
@@ -143,18 +143,29 @@ impl SearchArgs {
 
     /// The solver's settings for a board of `seeds` seeds, searched with databases up to
     /// `db_top` seeds if any.
-    fn config(&self, seeds: u32, db_top: Option<u32>) -> Result<SolverConfig, CliError> {
-        let mut config = SolverConfig {
+    fn config(&self, seeds: u32, db_top: Option<u32>) -> SolverConfig {
+        let default = SolverConfig::default();
+        SolverConfig {
             tt_mib: self
                 .tt_mb
                 .unwrap_or_else(|| kalah::search::auto_table_mib(seeds, db_top)),
             algorithm: self.algorithm,
-            ..SolverConfig::default()
-        };
-        if let Some(t) = self.threads {
-            config.threads = t;
+            threads: self.threads.unwrap_or(default.threads),
+            ..default
         }
-        Ok(config)
+    }
+
+    /// The solver for `p` with its settings and databases ([`SearchArgs::prepare`]), fitted
+    /// to --table-file and with that table loaded ([`solver_for`]).
+    fn solver<L: Lanes>(
+        &self,
+        p: &Position<L>,
+        table: &TableFileArgs,
+    ) -> Result<(Solver, SolverConfig, Option<SearchDb>), CliError> {
+        let (mut config, db) = self.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
+        table.fit(&mut config, p.houses_per_side(), p.rules(), self.tt_mb)?;
+        let solver = solver_for(p, config, db.as_ref(), table)?;
+        Ok((solver, config, db))
     }
 }
 
@@ -331,8 +342,8 @@ fn query_in_batch<L: Lanes>(
         }
     }
     if batch.solver.is_none() {
-        let tablebase = batch.db.as_ref().map(|d| d.tablebase.clone());
-        batch.solver = Some(new_solver(houses, p.rules(), batch.config, tablebase)?);
+        let none = TableFileArgs::default();
+        batch.solver = Some(solver_for(p, batch.config, batch.db.as_ref(), &none)?);
     }
     let solver = batch.solver.as_ref().expect("just made");
     let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &TableFileArgs::default())?;
@@ -524,9 +535,7 @@ fn report<L: Lanes>(
     args: &SearchArgs,
     table: &TableFileArgs,
 ) -> Result<(), CliError> {
-    let (mut config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-    table.fit(&mut config, p.houses_per_side(), p.rules(), args.tt_mb)?;
-    let solver = solver_for(p, config, db.as_ref(), table)?;
+    let (solver, config, db) = args.solver(p, table)?;
     let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver, table)?;
     let answer = Answer {
         analysis: &a,
@@ -700,9 +709,7 @@ fn report_value<L: Lanes>(
     args: &SearchArgs,
     table: &TableFileArgs,
 ) -> Result<(), CliError> {
-    let (mut config, db) = args.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-    table.fit(&mut config, p.houses_per_side(), p.rules(), args.tt_mb)?;
-    let solver = solver_for(p, config, db.as_ref(), table)?;
+    let (solver, config, db) = args.solver(p, table)?;
     let (f, elapsed, nodes) = with_progress(p, &solver, table, |on_step| {
         solver.exact(p.board(), on_step)
     });
