@@ -1,7 +1,7 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
-use cli_common::{json, kalah, kalah_with_input};
+use cli_common::{fresh_dir, json, kalah, kalah_with_input};
 
 const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
 
@@ -442,9 +442,7 @@ fn db_build_info_verify_and_query_agree_with_analyze() {
 
 #[test]
 fn a_table_file_carries_a_solve_over_to_the_next_run() {
-    let dir = std::env::temp_dir().join(format!("kalah-cli-table-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("cli-table");
     let file = dir.join("k44.ktt");
     let f = file.to_str().unwrap();
     let solve = |extra: &[&str]| {
@@ -508,9 +506,7 @@ fn a_table_file_carries_a_solve_over_to_the_next_run() {
 #[test]
 fn ctrl_c_saves_the_table_before_the_solve_ends() {
     use std::io::BufRead;
-    let dir = std::env::temp_dir().join(format!("kalah-cli-interrupt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("cli-interrupt");
     let file = dir.join("k64.ktt");
     let f = file.to_str().unwrap();
     // A small first solve makes the file, so that the long one says when it has loaded it (and

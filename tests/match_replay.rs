@@ -8,15 +8,7 @@ use kalah::play::{GameRules, PlayRules, PlayerSpec, Resources};
 use kalah::{AnyPosition, Rules, Side, Solver, SolverConfig, with_position};
 
 mod cli_common;
-use cli_common::{json, kalah};
-
-/// A fresh, empty directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kalah-match-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use cli_common::{fresh_dir, json, kalah};
 
 fn rules(houses: usize, seeds: u32, rules: PlayRules, pie: bool) -> GameRules {
     GameRules {
@@ -91,7 +83,7 @@ fn build_levels_5_10(dir: &Path) {
 #[test]
 fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
     // Kalah(5,4): 40 seeds, the levels up to 10 (as `solve` builds them).
-    let dir = temp_dir("memory-levels");
+    let dir = fresh_dir("match-memory-levels");
     let d = dir.to_str().unwrap();
     build_levels_5_10(&dir);
     let args = [
@@ -124,7 +116,7 @@ fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
 fn a_replay_that_searches_big_boards_builds_the_small_levels_in_memory() {
     // Kalah(5,4): 40 seeds; searching boards of up to 40 seeds, the replay builds the levels
     // up to 10, and values every sowing as it does with those levels on disk.
-    let dir = temp_dir("replay-memory-levels");
+    let dir = fresh_dir("match-replay-memory-levels");
     let d = dir.to_str().unwrap();
     let levels = dir.join("levels");
     build_levels_5_10(&levels);
@@ -332,7 +324,7 @@ fn record_path(dir: &Path, game: u64) -> PathBuf {
 
 #[test]
 fn match_records_replay_to_the_same_final_position() {
-    let dir = temp_dir("records");
+    let dir = fresh_dir("match-records");
     let d = dir.to_str().unwrap();
     let v = json(&[
         "match",
@@ -391,7 +383,7 @@ fn match_records_replay_to_the_same_final_position() {
 
 #[test]
 fn replay_finds_no_mistake_in_the_perfect_players_moves() {
-    let dir = temp_dir("replay");
+    let dir = fresh_dir("match-replay");
     let d = dir.to_str().unwrap();
     for r in ["standard", "empty-capture"] {
         json(&[
@@ -457,7 +449,7 @@ fn replay_finds_no_mistake_in_the_perfect_players_moves() {
 
 #[test]
 fn replay_values_nothing_under_awari_basic() {
-    let dir = temp_dir("awari");
+    let dir = fresh_dir("match-awari");
     let d = dir.to_str().unwrap();
     json(&[
         "match",
@@ -497,7 +489,7 @@ fn replay_values_nothing_under_awari_basic() {
 
 #[test]
 fn a_bad_record_is_one_line_naming_the_file_and_line() {
-    let dir = temp_dir("bad");
+    let dir = fresh_dir("match-bad");
     let cases = [
         // South's house 2, emptied by the first turn, sown again on line 6.
         (

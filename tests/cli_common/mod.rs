@@ -21,6 +21,14 @@ pub fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
 }
 
+/// A fresh, empty directory `kalah-NAME-PID` in the system's temporary directory.
+pub fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kalah-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
 /// Runs `kalah` with `args` and `input` on stdin.
 #[allow(dead_code)]
 pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
