@@ -22,6 +22,7 @@ pub fn json(args: &[&str]) -> serde_json::Value {
 }
 
 /// A fresh, empty directory `kalah-NAME-PID` in the system's temporary directory.
+#[allow(dead_code)]
 pub fn fresh_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("kalah-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

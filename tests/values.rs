@@ -1,0 +1,212 @@
+//! The solved starts of `data/values/starts.jsonl` (Kalah(m,n), both rules, made by
+//! `scripts/golden-values.sh`) against the values published for Kalah(6,4) and (6,5), against the
+//! naive solver of the test suite, and against a new solve.
+//!
+//! The default run has the naive solver value every first move of the small starts
+//! ([`NAIVE_QUICK`]) and solves again every start that the file's run solved in at most
+//! [`QUICK_NODES`] nodes. `cargo test -- --ignored` adds the naive solver on [`NAIVE_SLOW`]
+//! (about six minutes) and solves every start again (about 13: Kalah(5,6), (6,4) and the
+//! two Kalah(6,5) take minutes).
+
+mod cli_common;
+mod common;
+
+use std::collections::HashMap;
+
+use cli_common::json;
+use common::naive_value;
+use kalah::reference::RefPosition;
+use kalah::{Rules, Setup};
+use serde_json::Value;
+
+/// The default run solves again the starts solved in at most this many nodes.
+const QUICK_NODES: u64 = 2_000_000;
+/// The starts (m, n) the naive solver checks by default (its memo of whole positions grows
+/// fast with the houses: at most 1.2 M positions here) ...
+#[rustfmt::skip]
+const NAIVE_QUICK: [(u64, u64); 22] = [
+    (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6),
+    (2, 1), (2, 2), (2, 3), (2, 4), (2, 5), (2, 6),
+    (3, 1), (3, 2), (3, 3), (3, 4), (3, 5), (3, 6),
+    (4, 1), (4, 2), (5, 1), (6, 1),
+];
+/// ... and the ones it adds with `--ignored` (5 to 39 M positions, 4 GB of memory at most,
+/// about five minutes in all).
+const NAIVE_SLOW: [(u64, u64); 3] = [(4, 3), (5, 2), (4, 4)];
+
+/// Values of the start published by others: variant, rules, the first player's margin, source.
+const PUBLISHED: [(&str, &str, i64, &str); 2] = [
+    (
+        "Kalah(6,4)",
+        "empty-capture",
+        10,
+        "Irving, Donkers and Uiterwijk, Solving Kalah, ICGA Journal 23(3), 2000",
+    ),
+    (
+        "Kalah(6,5)",
+        "empty-capture",
+        12,
+        "Rawlings' 2015 analysis, in Wikipedia's Kalah article",
+    ),
+];
+
+/// The solutions recorded in the golden file.
+fn golden() -> Vec<Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/values/starts.jsonl");
+    let text = std::fs::read_to_string(path).expect("data/values/starts.jsonl is readable");
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+fn name(row: &Value) -> String {
+    format!("{} {}", row["variant"], row["rules"])
+}
+
+/// Whether the row was solved value only (no move values, no line).
+fn value_only(row: &Value) -> bool {
+    row["moves"].as_array().is_some_and(Vec::is_empty)
+}
+
+/// Solves the row's start again as the script did and compares everything that does not depend
+/// on the machine: value, optimal moves, every move's value and the perfect line.
+fn check(row: &Value) {
+    let houses = row["houses"].to_string();
+    let seeds = row["seeds"].to_string();
+    let rules = row["rules"].as_str().expect("rules");
+    let mode = if value_only(row) {
+        "--value-only"
+    } else {
+        "--all-moves"
+    };
+    let args = [
+        "solve", "--houses", &houses, "--seeds", &seeds, "--rules", rules, mode, "--json",
+    ];
+    let now = json(&args);
+    for field in [
+        "variant", "rules", "position", "to_move", "value", "best", "moves", "pv",
+    ] {
+        assert_eq!(now[field], row[field], "{}: {field}", name(row));
+    }
+}
+
+#[test]
+fn the_golden_file_covers_the_published_values_and_agrees() {
+    let rows = golden();
+    for (variant, rules, value, source) in PUBLISHED {
+        let row = rows
+            .iter()
+            .find(|r| r["variant"] == variant && r["rules"] == rules)
+            .unwrap_or_else(|| panic!("{variant} {rules} is in the golden file"));
+        assert_eq!(row["value"], value, "{variant} {rules} against {source}");
+    }
+}
+
+#[test]
+fn every_golden_row_is_consistent() {
+    let rows = golden();
+    assert!(rows.len() >= 60, "{} rows", rows.len());
+    for row in &rows {
+        assert_eq!(row["to_move"], "south", "{}", name(row));
+        if value_only(row) {
+            continue;
+        }
+        // --all-moves: the best moves are exactly those whose value is the position's.
+        let value = &row["value"];
+        let moves = row["moves"].as_array().expect("moves");
+        let best: Vec<&Value> = moves
+            .iter()
+            .filter(|m| &m["value"] == value)
+            .map(|m| &m["house"])
+            .collect();
+        let recorded: Vec<&Value> = row["best"].as_array().expect("best").iter().collect();
+        assert_eq!(best, recorded, "{}", name(row));
+        assert!(
+            moves.iter().all(|m| m["value"].as_i64() <= value.as_i64()),
+            "{}",
+            name(row)
+        );
+        assert!(
+            !row["pv"].as_array().expect("pv").is_empty(),
+            "{}",
+            name(row)
+        );
+    }
+}
+
+/// The naive solver's value of every move of the row's start, as `(house, value)` for the
+/// first player.
+fn naive_moves(row: &Value) -> Vec<(u64, i64)> {
+    let setup: Setup = row["position"].as_str().expect("position").parse().unwrap();
+    let rules: Rules = row["rules"].as_str().expect("rules").parse().unwrap();
+    let start = RefPosition::from_setup(&setup, rules);
+    let mut memo = HashMap::new();
+    start
+        .moves()
+        .into_iter()
+        .map(|h| {
+            let mut child = start.clone();
+            child.play(h);
+            let v = naive_value(&child, &mut memo);
+            let v = if child.to_move == start.to_move {
+                v
+            } else {
+                -v
+            };
+            (h as u64, i64::from(v))
+        })
+        .collect()
+}
+
+/// The golden rows of the starts `variants`, solved with every move, against the naive solver.
+fn check_naive(variants: &[(u64, u64)]) {
+    let rows = golden();
+    for &(m, n) in variants {
+        for rules in ["standard", "empty-capture"] {
+            let row = rows
+                .iter()
+                .find(|r| r["houses"] == m && r["seeds"] == n && r["rules"] == rules)
+                .unwrap_or_else(|| panic!("Kalah({m},{n}) {rules} is in the golden file"));
+            let recorded: Vec<(u64, i64)> = row["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| (m["house"].as_u64().unwrap(), m["value"].as_i64().unwrap()))
+                .collect();
+            assert_eq!(naive_moves(row), recorded, "{}", name(row));
+        }
+    }
+}
+
+#[test]
+fn small_golden_rows_match_the_naive_solver() {
+    check_naive(&NAIVE_QUICK);
+}
+
+#[test]
+#[ignore = "the naive solver on Kalah(4,3), (5,2) and (4,4): minutes, 4 GB"]
+fn larger_golden_rows_match_the_naive_solver() {
+    check_naive(&NAIVE_SLOW);
+}
+
+#[test]
+fn small_starts_solve_as_recorded() {
+    let rows = golden();
+    let quick: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["nodes"].as_u64().expect("nodes") <= QUICK_NODES)
+        .collect();
+    assert!(quick.len() >= 40, "{} quick rows", quick.len());
+    for row in quick {
+        check(row);
+    }
+}
+
+#[test]
+#[ignore = "every start in the file: Kalah(5,6), (6,4) and (6,5) take minutes"]
+fn every_start_solves_as_recorded() {
+    for row in &golden() {
+        check(row);
+    }
+}
