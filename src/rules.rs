@@ -96,6 +96,19 @@ impl Rules {
     /// Every rule set, in the order the CLI lists them.
     pub const ALL: [Rules; 2] = [Rules::Standard, Rules::EmptyCapture];
 
+    /// The byte that stands for the rule set in the files (database levels, table files).
+    pub fn code(self) -> u8 {
+        match self {
+            Rules::Standard => 0,
+            Rules::EmptyCapture => 1,
+        }
+    }
+
+    /// The rule set of a file's byte ([`Rules::code`]); `None` for an unknown one.
+    pub fn from_code(code: u8) -> Option<Rules> {
+        Rules::ALL.into_iter().find(|r| r.code() == code)
+    }
+
     /// The name used on the command line and in output.
     pub fn as_str(self) -> &'static str {
         match self {

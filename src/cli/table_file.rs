@@ -18,8 +18,9 @@ pub struct TableFileArgs {
     /// table of the same houses and rules, and its size sets the table's. While the solve runs
     /// the table is saved to FILE every --save-every minutes, and once more at the end; Ctrl-C
     /// saves it before the process ends. A solve stopped in any way (Ctrl-C, a crash, a reboot)
-    /// and run again with the same FILE resumes with all it had proven by the last save. The bounds hold for every position of the
-    /// same houses and rules, so one FILE also serves other positions.
+    /// and run again with the same FILE resumes with all it had proven by the last save. The
+    /// bounds hold for every position of the same houses and rules, so one FILE also serves
+    /// other positions.
     #[arg(long, value_name = "FILE")]
     pub table_file: Option<PathBuf>,
 
@@ -62,15 +63,9 @@ impl TableFileArgs {
         };
         let header =
             read_header(path).map_err(|e| CliError::failure(format!("--table-file: {e}")))?;
-        if (header.houses, header.rules) != (houses, rules) {
-            return Err(CliError::input(format!(
-                "--table-file: {} holds a table for {} houses, {} rules, not {houses} houses, \
-                 {rules} rules",
-                path.display(),
-                header.houses,
-                header.rules
-            )));
-        }
+        header
+            .check_variant(houses, rules, path)
+            .map_err(|e| CliError::input(format!("--table-file: {e}")))?;
         match tt_mb {
             Some(mib) if mib != header.mib() => Err(CliError::input(format!(
                 "--table-file: {} holds a {} MiB table, but --tt-mb asks for {mib}",

@@ -94,13 +94,6 @@ pub struct Header {
     pub checksum: u64,
 }
 
-fn rules_code(rules: Rules) -> u8 {
-    match rules {
-        Rules::Standard => 0,
-        Rules::EmptyCapture => 1,
-    }
-}
-
 impl Header {
     /// The 64 header bytes.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
@@ -108,7 +101,7 @@ impl Header {
         b[0..8].copy_from_slice(&MAGIC);
         b[8..12].copy_from_slice(&VERSION.to_le_bytes());
         b[12] = self.houses;
-        b[13] = rules_code(self.rules);
+        b[13] = self.rules.code();
         b[14] = ENTRY_BITS;
         b[16..20].copy_from_slice(&self.level.to_le_bytes());
         b[24..32].copy_from_slice(&self.entries.to_le_bytes());
@@ -137,11 +130,8 @@ impl Header {
         if word(40..48) != checksum(&b[..40]) {
             return Err(DbError::HeaderChecksum);
         }
-        let rules = match b[13] {
-            0 => Rules::Standard,
-            1 => Rules::EmptyCapture,
-            other => return Err(DbError::Corrupt(format!("unknown rules code {other}"))),
-        };
+        let rules = Rules::from_code(b[13])
+            .ok_or_else(|| DbError::Corrupt(format!("unknown rules code {}", b[13])))?;
         if b[14] != ENTRY_BITS {
             return Err(DbError::Corrupt(format!("entry width {} bits", b[14])));
         }

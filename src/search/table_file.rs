@@ -81,6 +81,25 @@ impl TableFileHeader {
     pub fn mib(&self) -> usize {
         (self.buckets * TranspositionTable::BUCKET_BYTES) >> 20
     }
+
+    /// Checks that the file at `path`, of this header, holds a table for `houses` houses a side
+    /// under `rules`.
+    pub fn check_variant(
+        &self,
+        houses: usize,
+        rules: Rules,
+        path: &Path,
+    ) -> Result<(), TableFileError> {
+        if (self.houses, self.rules) != (houses, rules) {
+            return Err(TableFileError::Mismatch(format!(
+                "{} holds a table for {} houses, {} rules, not {houses} houses, {rules} rules",
+                path.display(),
+                self.houses,
+                self.rules
+            )));
+        }
+        Ok(())
+    }
 }
 
 #[inline(always)]
@@ -112,11 +131,8 @@ fn header_of(file: &mut File, path: &Path) -> Result<TableFileHeader, TableFileE
             "has format version {version}; this build reads version {VERSION}"
         )));
     }
-    let rules = match h[13] {
-        0 => Rules::Standard,
-        1 => Rules::EmptyCapture,
-        r => return Err(bad(&format!("names unknown rules ({r})"))),
-    };
+    let rules =
+        Rules::from_code(h[13]).ok_or_else(|| bad(&format!("names unknown rules ({})", h[13])))?;
     let buckets = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
     let words = buckets
         .checked_mul(TranspositionTable::BUCKET_WORDS as u64)
@@ -163,10 +179,7 @@ fn write_file(
     header[0..8].copy_from_slice(&MAGIC);
     header[8..12].copy_from_slice(&VERSION.to_le_bytes());
     header[12] = houses as u8;
-    header[13] = match rules {
-        Rules::Standard => 0,
-        Rules::EmptyCapture => 1,
-    };
+    header[13] = rules.code();
     header[16..24].copy_from_slice(&(tt.buckets() as u64).to_le_bytes());
     out.write_all(&header)?;
     let mut h = 0;
@@ -197,14 +210,7 @@ pub fn load(
 ) -> Result<(), TableFileError> {
     let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
     let header = header_of(&mut file, path)?;
-    if (header.houses, header.rules) != (houses, rules) {
-        return Err(TableFileError::Mismatch(format!(
-            "{} holds a table for {} houses, {} rules, not {houses} houses, {rules} rules",
-            path.display(),
-            header.houses,
-            header.rules
-        )));
-    }
+    header.check_variant(houses, rules, path)?;
     if header.buckets != tt.buckets() {
         return Err(TableFileError::Mismatch(format!(
             "{} holds a {} MiB table, not {} MiB",
