@@ -341,12 +341,13 @@ fn query_in_batch<L: Lanes>(
             return Ok(());
         }
     }
+    // A query keeps no table file.
+    let no_file = TableFileArgs::default();
     if batch.solver.is_none() {
-        let none = TableFileArgs::default();
-        batch.solver = Some(solver_for(p, batch.config, batch.db.as_ref(), &none)?);
+        batch.solver = Some(solver_for(p, batch.config, batch.db.as_ref(), &no_file)?);
     }
     let solver = batch.solver.as_ref().expect("just made");
-    let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &TableFileArgs::default())?;
+    let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &no_file)?;
     let answer = Answer {
         analysis: &a,
         elapsed,

@@ -157,8 +157,8 @@ pub const MEMORY_DB_MAX_BYTES: u64 = 2 << 30;
 /// 19 s; Kalah(4,6) up to 18, 0.2 s against 1.0 s; Kalah(5,6) standard up to 28, 17 + 9 s (up
 /// to 30: 34 + 6 s, measured before the enhanced cut-off kept its distance from the
 /// databases); Kalah(6,5) standard up to 25 (the 2 GiB cap), 78 + 306 s, where up to 23 took
-/// 29 + 660 s (before that change too). Around the chosen level, a level more or less costs 5-20% (the build grows
-/// by a level's size, the search shrinks by less).
+/// 29 + 660 s (before that change too). Around the chosen level, a level more or less costs
+/// 5-20% (the build grows by a level's size, the search shrinks by less).
 pub fn auto_memory_db(houses: usize, seeds: u32) -> Option<u32> {
     if seeds < MEMORY_DB_MIN_SEEDS || houses > crate::db::MAX_DB_HOUSES {
         return None;
