@@ -309,8 +309,7 @@ fn solver_input_errors_are_one_line() {
 
 #[test]
 fn db_build_info_verify_and_query_agree_with_analyze() {
-    let dir = std::env::temp_dir().join(format!("kalah-cli-db-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("cli-db");
     let d = dir.to_str().unwrap();
     let build = [
         "db",

@@ -8,7 +8,7 @@ use kalah::play::{GameRules, PlayRules, PlayerSpec, Resources};
 use kalah::{AnyPosition, Rules, Side, Solver, SolverConfig, with_position};
 
 mod cli_common;
-use cli_common::{fresh_dir, json, kalah};
+use cli_common::{fresh_dir, json, json_and_stderr, kalah};
 
 fn rules(houses: usize, seeds: u32, rules: PlayRules, pie: bool) -> GameRules {
     GameRules {
@@ -89,14 +89,11 @@ fn a_perfect_player_without_db_files_builds_the_small_levels_in_memory() {
     let args = [
         "match", "perfect", "greedy", "--games", "2", "-m", "5", "-n", "4", "--json",
     ];
-    let memory = kalah(&args);
-    assert!(memory.status.success());
-    let stderr = String::from_utf8_lossy(&memory.stderr);
+    let (memory, stderr) = json_and_stderr(&args);
     assert!(
         stderr.contains("endgame levels 0..=10 built in memory for the perfect player"),
         "{stderr}"
     );
-    let memory: serde_json::Value = serde_json::from_slice(&memory.stdout).unwrap();
     let mut with_files = args.to_vec();
     with_files.extend(["--db", d]);
     let files = json(&with_files);
@@ -126,14 +123,11 @@ fn a_replay_that_searches_big_boards_builds_the_small_levels_in_memory() {
     ]);
     let file = record_path(&dir, 1);
     let file = file.to_str().unwrap();
-    let memory = kalah(&["replay", file, "--solve-seeds", "40", "--json"]);
-    assert!(memory.status.success());
-    let stderr = String::from_utf8_lossy(&memory.stderr);
+    let (memory, stderr) = json_and_stderr(&["replay", file, "--solve-seeds", "40", "--json"]);
     assert!(
         stderr.contains("endgame levels 0..=10 built in memory for the replay"),
         "{stderr}"
     );
-    let memory: serde_json::Value = serde_json::from_slice(&memory.stdout).unwrap();
     let moves = memory["moves"].as_array().unwrap();
     assert!(moves.iter().all(|m| m["value"].is_i64()));
     let files = json(&[

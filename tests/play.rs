@@ -4,6 +4,9 @@
 
 use std::process::{Command, Stdio};
 
+mod cli_common;
+use cli_common::fresh_dir;
+
 use kalah::play::players::Searcher;
 use kalah::play::record::Record;
 use kalah::play::{Action, Game, GameRules, PlayRules, PlayState, Player, PlayerSpec, Resources};
@@ -283,10 +286,8 @@ fn play_out(game: &mut Game, players: &mut [Box<dyn Player>; 2]) {
 
 #[test]
 fn the_learner_avoids_the_openings_it_lost() {
-    let dir = std::env::temp_dir().join(format!("kalah-learner-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("learner");
     let file = dir.join("memory.txt");
-    let _ = std::fs::remove_file(&file);
     let spec: PlayerSpec = format!("learner:{}", file.display()).parse().unwrap();
     let r = rules(4, 4, PlayRules::Kalah(Rules::Standard), false);
     let res = Resources {
@@ -320,8 +321,7 @@ fn the_learner_avoids_the_openings_it_lost() {
 /// Runs `kalah play` with `input` on stdin, in a temporary directory; returns stdout.
 fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
     use std::io::Write;
-    let dir = std::env::temp_dir().join(format!("kalah-play-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("play-cli");
     let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
         .arg("play")
         .args(args)
@@ -347,8 +347,7 @@ fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
 
 #[test]
 fn a_scripted_game_through_stdin() {
-    let dir = std::env::temp_dir().join(format!("kalah-play-script-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("play-script");
     let record = dir.join("game.txt");
     // Kalah(2,1): South 2 sows into the store (extra turn), then South 1 captures North's
     // house 1 and empties South's side: 3 to 1.
@@ -414,7 +413,7 @@ fn a_scripted_game_through_stdin() {
 
 #[test]
 fn hints_above_the_database_search_with_it_and_say_the_same() {
-    let dir = std::env::temp_dir().join(format!("kalah-play-hint-db-{}", std::process::id()));
+    let dir = fresh_dir("play-hint-db");
     let built = Command::new(env!("CARGO_BIN_EXE_kalah"))
         .args(["db", "build", "--houses", "4", "--max-seeds", "8", "--dir"])
         .arg(&dir)
@@ -444,8 +443,7 @@ fn hints_above_the_database_search_with_it_and_say_the_same() {
 
 #[test]
 fn a_saved_game_resumes_where_it_stopped_and_is_saved_after_every_move() {
-    let dir = std::env::temp_dir().join(format!("kalah-play-resume-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("play-resume");
     let file = dir.join("game.txt");
     let path = file.to_str().unwrap();
     // Two moves by a human, then quit: the game so far is in the record.

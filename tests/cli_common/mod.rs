@@ -1,5 +1,8 @@
 //! Helpers shared by the test files that run the `kalah` binary.
 
+// Each test file uses some of them.
+#![allow(dead_code)]
+
 use std::process::{Command, Output};
 
 /// Runs `kalah` with `args`.
@@ -12,17 +15,19 @@ pub fn kalah(args: &[&str]) -> Output {
 
 /// Runs `kalah` with `args`, expects success and returns its JSON output.
 pub fn json(args: &[&str]) -> serde_json::Value {
+    json_and_stderr(args).0
+}
+
+/// Runs `kalah` with `args`, expects success and returns its JSON output and its stderr.
+pub fn json_and_stderr(args: &[&str]) -> (serde_json::Value, String) {
     let out = kalah(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    let json = serde_json::from_slice(&out.stdout).expect("valid JSON on stdout");
+    (json, stderr)
 }
 
 /// A fresh, empty directory `kalah-NAME-PID` in the system's temporary directory.
-#[allow(dead_code)]
 pub fn fresh_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("kalah-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -31,7 +36,6 @@ pub fn fresh_dir(name: &str) -> std::path::PathBuf {
 }
 
 /// Runs `kalah` with `args` and `input` on stdin.
-#[allow(dead_code)]
 pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
