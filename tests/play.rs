@@ -321,7 +321,9 @@ fn the_learner_avoids_the_openings_it_lost() {
 /// Runs `kalah play` with `input` on stdin, in a temporary directory; returns stdout.
 fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
     use std::io::Write;
-    let dir = fresh_dir("play-cli");
+    // Shared by the tests running at once: made if missing, never emptied.
+    let dir = std::env::temp_dir().join(format!("kalah-play-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
         .arg("play")
         .args(args)
