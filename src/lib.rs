@@ -61,6 +61,7 @@ pub mod render;
 pub mod rng;
 pub mod rules;
 pub mod search;
+pub mod text;
 
 /// For the `kalah` binary: end quietly when the output is closed (see the command line).
 #[doc(hidden)]

@@ -442,6 +442,7 @@ pub fn build(
 ) -> Result<BuildReport, DbError> {
     let layout = plan(houses, max_level, false)?;
     std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
+    remove_temporaries(dir, houses, rules).map_err(|e| DbError::from(e).in_file(dir))?;
     let sides = SideTables::new(&layout);
     let mut levels: Vec<Box<dyn Storage>> = Vec::new();
     let mut report = BuildReport::default();
@@ -490,6 +491,19 @@ pub fn build(
         });
     }
     Ok(report)
+}
+
+/// Removes the temporary files that a killed build of these levels left in `dir`.
+fn remove_temporaries(dir: &Path, houses: usize, rules: Rules) -> std::io::Result<()> {
+    let prefix = format!("kalah-{houses}-{}-", rules.as_str());
+    for entry in std::fs::read_dir(dir)? {
+        let name = entry?.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix) && name.contains(".kdb.") && name.ends_with(".tmp") {
+            std::fs::remove_file(dir.join(name.as_ref()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Builds the levels `0..=max_level` in memory, in the current rayon pool, without files: for

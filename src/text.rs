@@ -1,0 +1,180 @@
+//! Text from outside the program: lines read with a bound on their length, and input shown
+//! back in an error message safely.
+//!
+//! Every reader of lines (positions on stdin, game records, learner files, a human's moves,
+//! the game protocols) goes through [`read_line`], which never holds more than its bound in
+//! memory however long the line is (a stream of zeros is one line, read in bounded pieces and
+//! reported as too long), and reports a line that is not UTF-8 as such, so that the reader can
+//! report that one line and go on. Every error message that repeats what the user typed goes
+//! through [`quote`]: control characters escaped (a terminal never sees a raw escape
+//! sequence), at most [`QUOTE_CHARS`] characters shown.
+
+use std::fmt::Write as _;
+use std::io::{self, BufRead};
+
+/// The longest line the line readers of this crate take by default (bytes, line break
+/// excluded): far above any position, move or record line, far below what hurts.
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// Characters of input an error message shows at most (the rest is cut, and says so).
+pub const QUOTE_CHARS: usize = 80;
+
+/// One line read by [`read_line`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Line {
+    /// The line, its line break (`\n` or `\r\n`) removed.
+    Text(String),
+    /// The line was longer than the bound: its length in bytes (nothing of it was kept).
+    TooLong(u64),
+    /// The line is not UTF-8: its bytes (at most the bound).
+    NotUtf8(Vec<u8>),
+}
+
+impl Line {
+    /// The line as text, or why it is not one (a message for the user, input quoted).
+    pub fn into_text(self, max: usize) -> Result<String, String> {
+        match self {
+            Line::Text(text) => Ok(text),
+            Line::TooLong(n) => Err(format!("line too long ({n} bytes, at most {max})")),
+            Line::NotUtf8(bytes) => Err(format!(
+                "not UTF-8 text: {}",
+                quote(&String::from_utf8_lossy(&bytes))
+            )),
+        }
+    }
+}
+
+/// Reads one line of at most `max` bytes (line break excluded) from `reader`; `None` at the
+/// end of the stream (a last line without a line break still counts). A longer line is read
+/// to its end, in pieces, and reported as [`Line::TooLong`]; memory stays within `max`.
+pub fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
+    let mut line = Vec::new();
+    let mut length = 0u64;
+    let mut any = false;
+    let mut last = 0u8;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(any.then(|| finish(line, length, last, max)));
+        }
+        any = true;
+        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        length = length.saturating_add(chunk.len() as u64);
+        if let Some(&b) = chunk.last() {
+            last = b;
+        }
+        // One byte more than the bound, for a `\r` before the `\n`.
+        if length <= max as u64 + 1 {
+            line.extend_from_slice(chunk);
+        }
+        reader.consume(used);
+        if done {
+            return Ok(Some(finish(line, length, last, max)));
+        }
+    }
+}
+
+/// The line read: `length` bytes up to the line break, the last of them `last`, the first
+/// `max + 1` of them in `line`.
+fn finish(mut line: Vec<u8>, mut length: u64, last: u8, max: usize) -> Line {
+    if length > 0 && last == b'\r' {
+        line.truncate((length - 1).min(line.len() as u64) as usize);
+        length -= 1;
+    }
+    if length > max as u64 {
+        return Line::TooLong(length);
+    }
+    match String::from_utf8(line) {
+        Ok(text) => Line::Text(text),
+        Err(e) => Line::NotUtf8(e.into_bytes()),
+    }
+}
+
+/// `input` as an error message may show it: in single quotes, control characters and quotes
+/// escaped as Rust escapes them (`\u{1b}`, `\n`, `\'`), cut after [`QUOTE_CHARS`] characters
+/// with the number of characters left out.
+pub fn quote(input: &str) -> String {
+    let mut out = String::from("'");
+    for (shown, c) in input.chars().enumerate() {
+        if shown == QUOTE_CHARS {
+            let rest = input.chars().count() - shown;
+            let _ = write!(out, "'... ({rest} more characters)");
+            return out;
+        }
+        if c.is_control() || c == '\'' || c == '\\' || is_invisible(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Characters that are not control characters but change or hide what a terminal shows:
+/// bidirectional overrides and zero-width marks.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<Line> {
+        // A tiny buffer: lines arrive in many pieces.
+        let mut reader = io::BufReader::with_capacity(3, input);
+        std::iter::from_fn(|| read_line(&mut reader, max).unwrap()).collect()
+    }
+
+    #[test]
+    fn lines_are_bounded_and_the_reader_goes_on_after_a_bad_one() {
+        let text = |s: &str| Line::Text(s.to_owned());
+        assert_eq!(
+            lines(b"ab\r\n\nabcdefgh\n\xff\xfe\nlast", 5),
+            vec![
+                text("ab"),
+                text(""),
+                Line::TooLong(8),
+                Line::NotUtf8(vec![0xff, 0xfe]),
+                text("last"),
+            ]
+        );
+        // Exactly the bound, with and without a carriage return.
+        assert_eq!(
+            lines(b"abcde\r\nabcde", 5),
+            vec![text("abcde"), text("abcde")]
+        );
+        assert_eq!(lines(b"abcdef\r\n", 5), vec![Line::TooLong(6)]);
+        assert!(lines(b"", 5).is_empty());
+    }
+
+    #[test]
+    fn an_endless_line_is_read_in_bounded_memory() {
+        let mut zeros = io::BufReader::new(io::Read::take(io::repeat(0), 50 << 20));
+        assert_eq!(
+            read_line(&mut zeros, MAX_LINE).unwrap(),
+            Some(Line::TooLong(50 << 20))
+        );
+    }
+
+    #[test]
+    fn quoted_input_is_escaped_and_cut() {
+        assert_eq!(quote("<6,0,0>"), "'<6,0,0>'");
+        assert_eq!(quote("a\u{1b}[31mb\n"), "'a\\u{1b}[31mb\\n'");
+        assert_eq!(quote("it's"), "'it\\'s'");
+        assert_eq!(quote("\u{202e}x"), "'\\u{202e}x'");
+        let long = "x".repeat(1000);
+        assert_eq!(
+            quote(&long),
+            format!("'{}'... (920 more characters)", "x".repeat(80))
+        );
+    }
+}
