@@ -50,7 +50,7 @@ fn benches(c: &mut Criterion) {
     let layout = Layout::new(6, 14).unwrap();
     let sides = SideTables::new(&layout);
     let lower: Vec<&[u8]> = (0..14)
-        .map(|k| base.level(k).unwrap().as_slice().unwrap())
+        .map(|k| base.level(k).unwrap().entries_unchecked().unwrap())
         .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)

@@ -17,7 +17,7 @@ fn bench_solve(c: &mut Criterion, m: usize, n: u64, rules: Rules, value: i32) {
                 ..SolverConfig::default()
             };
             let solver = Solver::new(m, rules, config).unwrap();
-            assert_eq!(solver.exact(start.board(), &mut |_| {}), value);
+            assert_eq!(solver.exact(start.board(), &mut |_| {}).unwrap(), value);
         })
     });
     group.finish();

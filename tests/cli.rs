@@ -435,7 +435,12 @@ fn db_build_info_verify_and_query_agree_with_analyze() {
     std::fs::write(&level, &bytes).unwrap();
     let out = kalah(&["db", "verify", "--dir", d]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("kalah-4-empty-capture-010.kdb: damaged: level 10"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -169,7 +169,7 @@ fn the_ladder_agrees_with_mtdf_on_larger_starts() {
                     let pos = AnyPosition::from_setup(&setup, rules).unwrap();
                     with_position!(pos, p => {
                         let solver = Solver::new(m, rules, config(a, 2)).unwrap();
-                        solver.exact(p.board(), &mut |_| {})
+                        solver.exact(p.board(), &mut |_| {}).unwrap()
                     })
                 })
                 .collect();

@@ -1,4 +1,4 @@
-//! `kalah db build|verify|info`: the endgame databases on disk.
+//! `kalah db build|verify|info|upgrade`: the endgame databases on disk.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -7,9 +7,11 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Rules;
-use kalah::db::format::Header;
-use kalah::db::verify::Coverage;
-use kalah::db::{Access, MAX_DB_HOUSES, MAX_LEVEL, Tablebase, build, level_file_name, verify};
+use kalah::db::upgrade::{Outcome, upgrade};
+use kalah::db::verify::{Coverage, VerifyStep};
+use kalah::db::{
+    Access, DbError, MAX_DB_HOUSES, MAX_LEVEL, Tablebase, build, level_file_name, verify,
+};
 use serde_json::json;
 
 use super::CliError;
@@ -18,8 +20,11 @@ use super::args::{print_json, rules_parser};
 /// Endgame databases: the exact value of every board with up to K seeds on it.
 ///
 /// One file per number of seeds on the board (a "level"), named
-/// kalah-<houses>-<rules>-<level>.kdb, one byte per board. A database of levels 0..K answers
-/// any position with at most K seeds in its houses at once, whatever its stores hold.
+/// kalah-<houses>-<rules>-<level>.kdb, one byte per board and a checksum per block of 4096
+/// boards. A database of levels 0..K answers any position with at most K seeds in its houses
+/// at once, whatever its stores hold. Every block is checked against its checksum before any
+/// value in it is used: a damaged file gives an error naming the level, block and file, never a
+/// wrong value. A directory's levels must run from 0 to the highest one without a gap.
 #[derive(Args, Debug)]
 pub struct DbArgs {
     #[command(subcommand)]
@@ -31,13 +36,16 @@ enum DbCommand {
     Build(BuildArgs),
     Verify(VerifyArgs),
     Info(InfoArgs),
+    Upgrade(UpgradeArgs),
 }
 
 /// Build levels 0..=K by retrograde analysis, each from the ones below it, in parallel.
 ///
-/// Levels already in DIR are checked and kept, so an interrupted build resumes where it
-/// stopped; each new level is written to a temporary file and renamed into place only when
-/// complete. Building up to 2·M·N seeds solves Kalah(M,N) for every reachable position.
+/// Levels already in DIR are checked (every block) and kept, so an interrupted build resumes
+/// where it stopped; each new level is written to a temporary file and renamed into place only
+/// when complete. One build a directory at a time: a second one says which process is building
+/// there and exits with code 2 (readers are not held up). Building up to 2·M·N seeds solves
+/// Kalah(M,N) for every reachable position.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// Houses a side, M (1 to 8).
@@ -62,8 +70,12 @@ pub struct BuildArgs {
     json: bool,
 }
 
-/// Check every level in DIR: headers, checksums and, for a sample of entries (or all), that
-/// each entry is the best of its moves.
+/// Check every level in DIR: headers, every block against its checksum and, for a sample of
+/// entries (or all), that each entry is the best of its moves.
+///
+/// Every level is checked even when one is damaged, and each damaged level is named with its
+/// first damaged block; the exit code is then 1. A missing level between 0 and the highest is
+/// an error too (use --max-level to check the levels below it).
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// Directory of the level files.
@@ -78,20 +90,47 @@ pub struct VerifyArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
     threads: Option<usize>,
-    /// Print JSON: {"databases": [{"houses", "rules", "levels", "entries", "checked"}], "ok"}.
+    /// Check only the levels 0..=K of each database (all of which must be there).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_LEVEL)))]
+    max_level: Option<u32>,
+    /// Print JSON: {"dir", "databases": [{"houses", "rules", "ok", "error", "levels": [{"level",
+    /// "entries", "bytes", "checked", "checksum", "ok", "error", "damaged_blocks"}], "entries",
+    /// "checked"}], "ok"}.
     #[arg(long)]
     json: bool,
 }
 
-/// List the databases in DIR: houses, rules, levels, entries, bytes and checksums (headers
-/// are checked; entries are not read: see `db verify`).
+/// List the databases in DIR: houses, rules, levels, entries, bytes and fingerprints (headers
+/// and file lengths are checked; entries are not read: see `db verify`). A gap in the levels
+/// or a bad header is reported, and the exit code is then 1.
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// Directory of the level files.
     #[arg(long)]
     dir: PathBuf,
-    /// Print JSON: {"dir", "databases": [{"houses", "rules", "max_level", "entries", "bytes",
-    /// "levels": [{"level", "entries", "bytes", "checksum"}]}]}.
+    /// Show only the levels 0..=K of each database (all of which must be there).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_LEVEL)))]
+    max_level: Option<u32>,
+    /// Print JSON: {"dir", "databases": [{"houses", "rules", "ok", "error", "max_level",
+    /// "entries", "bytes", "levels": [{"level", "entries", "bytes", "blocks", "block_entries",
+    /// "entry_bits", "checksum"}]}], "ok"}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Rewrite the level files of an older format (format 1: one checksum a file) in DIR in the
+/// current format (a checksum per block), after checking each one's checksum.
+///
+/// A file whose checksum fails is left as it is and reported: rebuild it (delete it and run
+/// `kalah db build`). Files in the current format are left alone. Takes the directory's build
+/// lock, so it cannot run beside a build.
+#[derive(Args, Debug)]
+pub struct UpgradeArgs {
+    /// Directory of the level files.
+    #[arg(long)]
+    dir: PathBuf,
+    /// Print JSON: {"dir", "files": [{"file", "outcome": "upgraded"|"current"|"failed",
+    /// "error"}], "ok"}.
     #[arg(long)]
     json: bool,
 }
@@ -101,6 +140,7 @@ pub fn run(args: DbArgs) -> Result<(), CliError> {
         DbCommand::Build(a) => run_build(a),
         DbCommand::Verify(a) => run_verify(a),
         DbCommand::Info(a) => run_info(a),
+        DbCommand::Upgrade(a) => run_upgrade(a),
     }
 }
 
@@ -180,7 +220,10 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
                 &progress,
             )
         })
-        .map_err(|e| CliError::failure(format!("cannot build the database: {e}")))?;
+        .map_err(|e| match e {
+            DbError::Busy { .. } => CliError::input(format!("cannot build the database: {e}")),
+            e => CliError::failure(format!("cannot build the database: {e}")),
+        })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
     let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
@@ -193,7 +236,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
                 json!({
                     "level": l.level,
                     "entries": l.entries,
-                    "bytes": l.entries + kalah::db::format::HEADER_LEN as u64,
+                    "bytes": l.bytes,
                     "time_ms": l.time.as_millis() as u64,
                     "kept": l.kept,
                     "checksum": format!("{:016x}", l.checksum),
@@ -206,14 +249,15 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
             "dir": args.dir.display().to_string(),
             "levels": levels,
             "entries": entries,
-            "bytes": entries + report.levels.len() as u64 * kalah::db::format::HEADER_LEN as u64,
+            "bytes": report.levels.iter().map(|l| l.bytes).sum::<u64>(),
             "time_ms": elapsed.as_millis() as u64,
         }));
         return Ok(());
     }
     let kept = report.levels.len() - built.len();
     println!(
-        "{} houses, {} rules, levels 0..={} in {}: {entries} entries (1 byte each), {:.1} s",
+        "{} houses, {} rules, levels 0..={} in {}: {entries} entries (1 byte each, and a \
+         checksum a block), {:.1} s",
         args.houses,
         args.rules,
         args.max_seeds,
@@ -260,9 +304,13 @@ fn databases_in(dir: &Path) -> Result<Vec<(usize, Rules)>, CliError> {
     Ok(found)
 }
 
-fn open_base(dir: &Path, houses: usize, rules: Rules) -> Result<Tablebase, CliError> {
-    Tablebase::open(dir, houses, rules, Access::Map)
-        .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
+fn open_base(
+    dir: &Path,
+    houses: usize,
+    rules: Rules,
+    max_level: Option<u32>,
+) -> Result<Tablebase, DbError> {
+    Tablebase::open_up_to(dir, houses, rules, Access::Map, max_level)
 }
 
 fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
@@ -276,88 +324,254 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid"));
     let mut databases = Vec::new();
+    let mut defects: Vec<String> = Vec::new();
     for (houses, rules) in databases_in(&args.dir)? {
-        let base = open_base(&args.dir, houses, rules)?;
-        let progress = |level: u32, done: u64| {
-            bar.set_message(format!(
-                "{houses} houses, {rules}: level {level}, {done} entries checked"
-            ));
+        let name = format!("{houses} houses, {rules} rules");
+        let base = match open_base(&args.dir, houses, rules, args.max_level) {
+            Ok(base) => base,
+            Err(e) => {
+                defects.push(e.to_string());
+                if !args.json {
+                    bar.suspend(|| println!("{name}: FAILED: {e}"));
+                }
+                databases.push(json!({
+                    "houses": houses,
+                    "rules": rules.as_str(),
+                    "ok": false,
+                    "error": e.to_string(),
+                    "levels": [],
+                }));
+                continue;
+            }
+        };
+        let progress = |step: VerifyStep| {
+            bar.set_message(match step {
+                VerifyStep::Blocks(level, done) => {
+                    format!("{name}: level {level}, {done} blocks checked")
+                }
+                VerifyStep::Entries(level, done) => {
+                    format!("{name}: level {level}, {done} entries checked against their moves")
+                }
+            });
         };
         let report = pool
             .install(|| verify(&base, coverage, &cancel, &progress))
             .map_err(|e| CliError::failure(format!("verification failed: {e}")))?;
         let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
         let checked: u64 = report.levels.iter().map(|l| l.checked).sum();
+        let ok = report.is_sound();
+        defects.extend(
+            report
+                .levels
+                .iter()
+                .filter_map(|l| l.defect.as_ref().map(|e| e.to_string())),
+        );
         if !args.json {
             bar.suspend(|| {
-                println!(
-                    "{houses} houses, {rules} rules, levels 0..={}: ok ({entries} entries, \
-                     checksums match, {checked} checked against their moves)",
-                    base.max_level()
-                )
+                if ok {
+                    println!(
+                        "{name}, levels 0..={}: ok ({entries} entries, every block matches its \
+                         checksum, {checked} checked against their moves)",
+                        base.max_level()
+                    );
+                    return;
+                }
+                println!("{name}, levels 0..={}: FAILED", base.max_level());
+                for l in &report.levels {
+                    if let Some(e) = &l.defect {
+                        let more = match l.damaged_blocks.len() {
+                            0 | 1 => String::new(),
+                            n => format!(" ({n} damaged blocks in this level)"),
+                        };
+                        println!("  level {:>2}: {e}{more}", l.level);
+                    }
+                }
             });
         }
+        let levels: Vec<_> = report
+            .levels
+            .iter()
+            .map(|l| {
+                json!({
+                    "level": l.level,
+                    "entries": l.entries,
+                    "bytes": l.bytes,
+                    "checked": l.checked,
+                    "checksum": format!("{:016x}", l.checksum),
+                    "ok": l.defect.is_none(),
+                    "error": l.defect.as_ref().map(|e| e.to_string()),
+                    "damaged_blocks": l.damaged_blocks,
+                })
+            })
+            .collect();
         databases.push(json!({
             "houses": houses,
             "rules": rules.as_str(),
-            "levels": base.max_level() + 1,
+            "ok": ok,
+            "error": report.levels.iter().find_map(|l| l.defect.as_ref()).map(|e| e.to_string()),
+            "levels": levels,
             "entries": entries,
             "checked": checked,
         }));
     }
     bar.finish_and_clear();
     if args.json {
-        print_json(&json!({"databases": databases, "ok": true}));
+        print_json(&json!({
+            "dir": args.dir.display().to_string(),
+            "databases": databases,
+            "ok": defects.is_empty(),
+        }));
     }
-    Ok(())
+    match defects.len() {
+        0 => Ok(()),
+        1 => Err(CliError::failure(defects.swap_remove(0))),
+        n => Err(CliError::failure(format!(
+            "{} (and {} more defects: see above)",
+            defects.swap_remove(0),
+            n - 1
+        ))),
+    }
 }
 
 fn run_info(args: InfoArgs) -> Result<(), CliError> {
     let mut databases = Vec::new();
+    let mut sound = true;
     for (houses, rules) in databases_in(&args.dir)? {
-        let base = open_base(&args.dir, houses, rules)?;
-        let mut levels = Vec::new();
-        let mut total = 0;
-        for k in 0..=base.max_level() {
-            let path = base.path(k);
-            let level = base
-                .level(k)
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            let header = std::fs::File::open(&path)
-                .map_err(kalah::db::DbError::from)
-                .and_then(|mut f| Header::read(&mut f))
-                .map_err(|e| CliError::failure(format!("{}: {e}", path.display())))?;
-            total += level.len();
-            levels.push((k, level.len(), header.checksum));
-        }
-        let bytes = total + levels.len() as u64 * kalah::db::format::HEADER_LEN as u64;
+        let name = format!("{houses} houses, {rules} rules");
+        let levels = open_base(&args.dir, houses, rules, args.max_level).and_then(|base| {
+            (0..=base.max_level())
+                .map(|k| base.level(k).map(|l| *l.header()))
+                .collect::<Result<Vec<_>, DbError>>()
+        });
+        let levels = match levels {
+            Ok(levels) => levels,
+            Err(e) => {
+                sound = false;
+                if args.json {
+                    databases.push(json!({
+                        "houses": houses,
+                        "rules": rules.as_str(),
+                        "ok": false,
+                        "error": e.to_string(),
+                    }));
+                } else {
+                    println!("{name}: FAILED: {e}");
+                }
+                continue;
+            }
+        };
+        let total: u64 = levels.iter().map(|h| h.entries).sum();
+        let bytes: u64 = levels.iter().map(|h| h.file_len()).sum();
+        let top = levels.len() - 1;
         if args.json {
             databases.push(json!({
                 "houses": houses,
                 "rules": rules.as_str(),
-                "max_level": base.max_level(),
+                "ok": true,
+                "error": null,
+                "max_level": top,
                 "entries": total,
                 "bytes": bytes,
-                "levels": levels.iter().map(|&(k, n, sum)| json!({
-                    "level": k,
-                    "entries": n,
-                    "bytes": n + kalah::db::format::HEADER_LEN as u64,
-                    "checksum": format!("{sum:016x}"),
+                "levels": levels.iter().map(|h| json!({
+                    "level": h.level,
+                    "entries": h.entries,
+                    "bytes": h.file_len(),
+                    "blocks": h.blocks(),
+                    "block_entries": h.block_entries(),
+                    "entry_bits": h.width,
+                    "checksum": format!("{:016x}", h.table_checksum),
                 })).collect::<Vec<_>>(),
             }));
             continue;
         }
         println!(
-            "{houses} houses, {rules} rules: levels 0..={}, {total} entries, {bytes} bytes \
-             (1 byte an entry)",
-            base.max_level()
+            "{name}: levels 0..={top}, {total} entries, {bytes} bytes (1 byte an entry, a \
+             checksum a block of {} entries)",
+            levels[0].block_entries()
         );
-        for (k, n, sum) in levels {
-            println!("  level {k:>2}: {n:>13} entries  checksum {sum:016x}");
+        for h in &levels {
+            println!(
+                "  level {:>2}: {:>13} entries  {:>8} blocks  fingerprint {:016x}",
+                h.level,
+                h.entries,
+                h.blocks(),
+                h.table_checksum
+            );
         }
     }
     if args.json {
-        print_json(&json!({"dir": args.dir.display().to_string(), "databases": databases}));
+        print_json(&json!({
+            "dir": args.dir.display().to_string(),
+            "databases": databases,
+            "ok": sound,
+        }));
     }
-    Ok(())
+    if sound {
+        Ok(())
+    } else {
+        Err(CliError::failure(format!(
+            "{}: incomplete or damaged database (see above)",
+            args.dir.display()
+        )))
+    }
+}
+
+fn run_upgrade(args: UpgradeArgs) -> Result<(), CliError> {
+    let cancel = AtomicBool::new(false);
+    let json = args.json;
+    let report = upgrade(&args.dir, &cancel, &|u| {
+        if json {
+            return;
+        }
+        let name = u.path.display();
+        match &u.outcome {
+            Outcome::Upgraded => eprintln!("  {name}: upgraded"),
+            Outcome::Current => eprintln!("  {name}: already in the current format"),
+            Outcome::Failed(e) => eprintln!("  FAILED: {e}"),
+        }
+    })
+    .map_err(|e| match e {
+        DbError::Busy { .. } => CliError::input(format!("cannot upgrade: {e}")),
+        e => CliError::failure(format!("cannot upgrade: {e}")),
+    })?;
+    let failed = report
+        .iter()
+        .filter(|u| matches!(u.outcome, Outcome::Failed(_)))
+        .count();
+    let upgraded = report
+        .iter()
+        .filter(|u| matches!(u.outcome, Outcome::Upgraded))
+        .count();
+    if json {
+        let files: Vec<_> = report
+            .iter()
+            .map(|u| {
+                let (outcome, error) = match &u.outcome {
+                    Outcome::Upgraded => ("upgraded", None),
+                    Outcome::Current => ("current", None),
+                    Outcome::Failed(e) => ("failed", Some(e.to_string())),
+                };
+                json!({"file": u.path.display().to_string(), "outcome": outcome, "error": error})
+            })
+            .collect();
+        print_json(&json!({
+            "dir": args.dir.display().to_string(),
+            "files": files,
+            "ok": failed == 0,
+        }));
+    } else {
+        println!(
+            "{}: {upgraded} files upgraded, {} already current, {failed} failed",
+            args.dir.display(),
+            report.len() - upgraded - failed
+        );
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(CliError::failure(format!(
+            "{n} file{} could not be upgraded: rebuild {} with `kalah db build`",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "it" } else { "them" }
+        ))),
+    }
 }

@@ -40,9 +40,15 @@ pub struct SearchArgs {
     algorithm: Algorithm,
 
     /// Endgame database directory (see `kalah db build`): boards with few enough seeds are
-    /// looked up instead of searched.
+    /// looked up instead of searched. Every level from 0 to the highest one there must be
+    /// present (a gap is an error naming the missing level; see --max-level).
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
+
+    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
+    /// work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", requires = "db", value_parser = clap::value_parser!(u32).range(0..=i64::from(kalah::db::MAX_LEVEL)))]
+    max_level: Option<u32>,
 
     /// Without --db: first build the endgame levels up to this many seeds in memory, and look
     /// boards up in them instead of searching. `auto`: for boards of 40 seeds or more, the
@@ -103,7 +109,7 @@ impl SearchArgs {
         let Some(dir) = &self.db else {
             return Ok(None);
         };
-        Tablebase::open(dir, houses, rules, Access::Map)
+        Tablebase::open_up_to(dir, houses, rules, Access::Map, self.max_level)
             .map(|t| Some(Arc::new(t)))
             .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
     }
@@ -714,6 +720,7 @@ fn report_value<L: Lanes>(
     let (f, elapsed, nodes) = with_progress(p, &solver, table, |on_step| {
         solver.exact(p.board(), on_step)
     });
+    let f = f.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
     let value = p.store_difference() + f;
     let name = format!("Kalah({},{})", variant.houses(), variant.seeds());
     if args.json {
@@ -779,7 +786,9 @@ pub fn run_bench(args: BenchArgs) -> Result<(), CliError> {
             ..SolverConfig::default()
         };
         let solver = new_solver(m, rules, config, None)?;
-        let f = solver.exact(p.board(), &mut |_| {});
+        let f = solver
+            .exact(p.board(), &mut |_| {})
+            .map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
         values.push(format!("Kalah({m},{n}) {rules} {f:+}"));
         nodes += solver.nodes();
     }

@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::board::Board;
-use crate::db::format::{Header, checksum};
+use crate::db::format::{Header, block_table, padding, table_checksum};
 use crate::db::index::Layout;
-use crate::db::storage::{Access, InMemory, Storage, open_level};
+use crate::db::storage::{Access, Level, open_level};
 use crate::db::tablebase::Tablebase;
 use crate::db::{DbError, decode, encode, finished_f, level_file_name};
 use crate::rules::Rules;
@@ -413,8 +413,10 @@ pub struct LevelReport {
     pub time: Duration,
     /// It was already on disk, complete and checked, and was kept.
     pub kept: bool,
-    /// Checksum of its entries.
+    /// Its fingerprint: the checksum of its block table ([`crate::db::format`]).
     pub checksum: u64,
+    /// Bytes of its file.
+    pub bytes: u64,
 }
 
 /// What [`build`] did.
@@ -427,11 +429,13 @@ pub struct BuildReport {
 /// Builds the levels `0..=max_level` of Kalah with `houses` houses a side under `rules` into
 /// `dir`, in the current rayon pool, one file per level ([`level_file_name`]).
 ///
-/// A level already in `dir` is checked (header and checksum) and kept, so a build that was
-/// stopped resumes at the first missing level. A new level is written to a temporary file,
-/// synced and renamed into place: a level file is complete or absent, never half-written.
-/// Setting `cancel` stops the build between work units ([`DbError::Cancelled`]); the levels
-/// finished so far stay.
+/// The build holds the directory's build lock ([`crate::db::lock`]) throughout: a second build
+/// into the same directory stops at once with [`DbError::Busy`]. A level already in `dir` is
+/// checked (header, every block, the block table) and kept, so a build that was stopped
+/// resumes at the first missing level; a damaged one stops the build with the error. A new
+/// level is written to a temporary file, synced and renamed into place: a level file is
+/// complete or absent, never half-written. Setting `cancel` stops the build between work units
+/// ([`DbError::Cancelled`]); the levels finished so far stay.
 pub fn build(
     dir: &Path,
     houses: usize,
@@ -442,40 +446,36 @@ pub fn build(
 ) -> Result<BuildReport, DbError> {
     let layout = plan(houses, max_level, false)?;
     std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
+    let _lock = crate::db::lock::lock(dir)?;
     remove_temporaries(dir, houses, rules).map_err(|e| DbError::from(e).in_file(dir))?;
     let sides = SideTables::new(&layout);
-    let mut levels: Vec<Box<dyn Storage>> = Vec::new();
+    let mut levels: Vec<Level> = Vec::new();
     let mut report = BuildReport::default();
     for k in 0..=max_level {
         let total = layout.level_len(k);
         let path = dir.join(level_file_name(houses, rules, k));
         let start = Instant::now();
         let kept = path.exists();
-        let sum = if kept {
+        let level = if kept {
             let level = open_level(&path, Access::Map, houses, rules, k, total)?;
-            let sum = checksum(level.as_slice().expect("a mapped level"));
-            let header = Header::read(&mut std::fs::File::open(&path)?)?;
-            if sum != header.checksum {
-                let error = DbError::Checksum {
-                    expected: header.checksum,
-                    found: sum,
-                };
-                return Err(error.in_file(&path));
+            let damage = level.check_all(cancel, &|_| {})?;
+            if let Some(&block) = damage.blocks.first() {
+                return Err(level.damaged(block));
             }
-            levels.push(level);
-            sum
+            if damage.table {
+                return Err(level.error(DbError::DamagedTable { level: k }));
+            }
+            level
         } else {
             let lower: Vec<&[u8]> = levels
                 .iter()
-                .map(|l| l.as_slice().expect("a mapped level"))
+                .map(|l| l.entries_unchecked().expect("a mapped level"))
                 .collect();
             let report_done = |done| notify(progress, k, done, total, start, None);
             let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
-            let sum =
-                write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
+            write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
             drop(entries);
-            levels.push(open_level(&path, Access::Map, houses, rules, k, total)?);
-            sum
+            open_level(&path, Access::Map, houses, rules, k, total)?
         };
         notify(progress, k, total, total, start, Some(kept));
         report.levels.push(LevelReport {
@@ -487,8 +487,10 @@ pub fn build(
                 start.elapsed()
             },
             kept,
-            checksum: sum,
+            checksum: level.header().table_checksum,
+            bytes: level.header().file_len(),
         });
+        levels.push(level);
     }
     Ok(report)
 }
@@ -530,7 +532,8 @@ pub fn build_in_memory(
     }
     let levels = levels
         .into_iter()
-        .map(|entries| Box::new(InMemory::new(entries)) as Box<dyn Storage>)
+        .enumerate()
+        .map(|(k, entries)| Level::built(houses, rules, k as u32, entries))
         .collect();
     Ok(Tablebase::from_levels(houses, rules, layout, levels))
 }
@@ -596,26 +599,26 @@ pub fn build_memory(layout: &Layout) -> u64 {
 }
 
 /// Writes a level to `path` whole and synced ([`crate::files::write_whole`]), the rename made
-/// durable too; returns the checksum.
-fn write_level(
+/// durable too: header, entries, padding, block table ([`crate::db::format`]).
+pub(crate) fn write_level(
     path: &Path,
     houses: usize,
     rules: Rules,
     level: u32,
     entries: &[u8],
-) -> Result<u64, DbError> {
+) -> Result<(), DbError> {
     use std::io::Write;
-    let sum = checksum(entries);
-    let header = Header {
-        houses: houses as u8,
-        rules,
-        level,
-        entries: entries.len() as u64,
-        checksum: sum,
-    };
+    let mut header = Header::new(houses as u8, rules, level, entries.len() as u64);
+    let table = block_table(&header, entries);
+    header.table_checksum = table_checksum(&table);
     crate::files::write_whole(path, |file| {
-        header.write(&mut *file)?;
-        file.write_all(entries)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
+        header.write(&mut out)?;
+        out.write_all(entries)?;
+        out.write_all(&vec![0u8; padding(&header)])?;
+        out.write_all(&table)?;
+        out.flush()?;
+        drop(out);
         file.sync_all()
     })?;
     #[cfg(unix)]
@@ -623,5 +626,5 @@ fn write_level(
         // Make the rename itself durable.
         std::fs::File::open(dir)?.sync_all()?;
     }
-    Ok(sum)
+    Ok(())
 }

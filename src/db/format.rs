@@ -1,31 +1,53 @@
-//! The level file: a 64-byte header, then one byte per entry.
+//! The level file, format version 2: a 64-byte header, the entries, then one checksum per
+//! block of entries, so that every read can be checked at the cost of one block.
 //!
 //! ```text
 //!  offset size  field
 //!       0    8  magic            b"KALAHDB\x1a"
-//!       8    4  format version   1 (little-endian, as every field)
+//!       8    4  format version   2 (little-endian, as every field)
 //!      12    1  houses           m, houses a side
 //!      13    1  rules            0 = standard, 1 = empty-capture
-//!      14    1  entry width      8 (bits per entry)
-//!      15    1  reserved         0
+//!      14    1  entry width      w, bits per entry (this build reads and writes 8)
+//!      15    1  block shift      s: a block holds 2^s entries (3 <= s <= 30)
 //!      16    4  level            k, seeds on the board
 //!      20    4  reserved         0
-//!      24    8  entry count      level_len(k) (see crate::db::index)
-//!      32    8  payload checksum checksum() of the entries
-//!      40    8  header checksum  checksum() of bytes 0..40
+//!      24    8  entry count      n = level_len(k) (see crate::db::index)
+//!      32    8  table checksum   xxh3-64 of the block checksum table (the level's fingerprint)
+//!      40    8  header checksum  xxh3-64 of bytes 0..40
 //!      48   16  reserved         0
-//!      64    n  entries          entry i = (f + k) / 2 for the board at index i
+//!      64    p  entries          p = ceil(n * w / 8) bytes
+//!           z  padding           zeros, to the next multiple of 8
+//!     64+p+z 8b block table      b = ceil(n / 2^s) checksums, one u64 a block
 //! ```
 //!
-//! An entry stores f (the future store difference for the side to move, in `-k..=k` and of k's
-//! parity) as `(f + k) / 2`, so every level up to 254 fits a byte; f = 2 * entry - k.
+//! **Entries.** An entry stores f (the future store difference for the side to move, in
+//! `-k..=k` and of k's parity) as `(f + k) / 2`, so f = 2 * entry - k. Entry i occupies bits
+//! `i*w .. i*w + w` of the entry bytes, bit j of that stream being bit `j % 8` of byte `j / 8`
+//! (least significant first): with w = 8, entry i is byte i. A level needs only the bits of
+//! `0..=k` (5 up to level 31), and a later build may write narrower entries under this same
+//! version; this build refuses a width other than 8 with a message saying so, never misreads it.
 //!
-//! The checksum is a 64-bit multiply-rotate hash over little-endian 8-byte words (the tail
-//! zero-padded) and the length. Each step `h -> rotl((h ^ w) * K, 29)` is a bijection of `h`
-//! for a given word and of the word for a given `h`, so any change confined to one word, such
-//! as a flipped byte, always changes the checksum.
+//! **Blocks.** Block j holds entries `j * 2^s .. (j + 1) * 2^s` (the last one fewer): its bytes
+//! start at `j * 2^s * w / 8`, so no entry straddles two blocks. Its checksum is the 64-bit
+//! XXH3 of its bytes, seeded with [`block_seed`] (houses, rules, level and block number), so a
+//! block copied from another place or another file does not pass either. A reader checks a
+//! block the first time it reads from it and remembers that it did (see
+//! [`crate::db::storage::Level`]): a query reads a few blocks and checks only those, a search
+//! pays once per block it touches, and a damaged block is an error naming the level, the
+//! block and the file, never a value. The table itself needs no checksum to be safe: a damaged
+//! table entry only makes its block fail. The table checksum in the header is the level's
+//! fingerprint (`db info`, `db build`), checked by `db verify` and when a build keeps a level.
+//!
+//! **Size.** A block of 2^12 entries (4 KiB at one byte an entry, one page) costs 8 bytes of
+//! table: 0.2% of the file. Smaller blocks would make the table dominate; larger ones make a
+//! query hash more bytes than it reads (see the README's figures).
+//!
+//! Version 1 files (one checksum over all entries, no block table) are refused with a message
+//! to rebuild them or convert them with `kalah db upgrade` ([`crate::db::upgrade`]).
 
 use std::io::{Read, Write};
+
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::db::DbError;
 use crate::rules::Rules;
@@ -33,50 +55,34 @@ use crate::rules::Rules;
 /// The first eight bytes of every level file.
 pub const MAGIC: [u8; 8] = *b"KALAHDB\x1a";
 /// The format this code reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Bytes before the entries.
 pub const HEADER_LEN: usize = 64;
-/// Bits per entry.
+/// Bits per entry this build reads and writes.
 pub const ENTRY_BITS: u8 = 8;
+/// The block shift this build writes: blocks of 4096 entries.
+pub const BLOCK_SHIFT: u8 = 12;
+/// The block shifts a reader takes.
+pub const BLOCK_SHIFTS: std::ops::RangeInclusive<u8> = 3..=30;
+/// The most entries a level file may claim (far above the largest level indexed; a header
+/// claiming more is damaged, and its sizes could overflow).
+pub const MAX_ENTRIES: u64 = 1 << 48;
 
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The checksum of `bytes` (see the module docs).
-pub fn checksum(bytes: &[u8]) -> u64 {
-    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8-byte word"));
-    // Four independent lanes keep the multiplier busy; they are folded in at the end.
-    let mut lanes = [
-        0x243F_6A88_85A3_08D3u64,
-        0x1319_8A2E_0370_7344,
-        0xA409_3822_299F_31D0,
-        0x082E_FA98_EC4E_6C89,
-    ];
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        for (lane, w) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-            *lane = step(*lane, word(w));
-        }
-    }
-    let mut h = bytes.len() as u64;
-    for lane in lanes {
-        h = step(h, lane);
-    }
-    let mut words = blocks.remainder().chunks_exact(8);
-    for w in &mut words {
-        h = step(h, word(w));
-    }
-    let tail = words.remainder();
-    if !tail.is_empty() {
-        let mut last = [0u8; 8];
-        last[..tail.len()].copy_from_slice(tail);
-        h = step(h, u64::from_le_bytes(last));
-    }
-    step(h, 0)
+/// The seed of block `block`'s checksum in the level `level` of `houses` houses under `rules`.
+#[inline]
+pub fn block_seed(houses: u8, rules: Rules, level: u32, block: u64) -> u64 {
+    block ^ u64::from(level) << 40 ^ u64::from(houses) << 52 ^ u64::from(rules.code()) << 60
 }
 
-#[inline(always)]
-fn step(h: u64, word: u64) -> u64 {
-    ((h ^ word).wrapping_mul(K)).rotate_left(29)
+/// The checksum of one block's bytes (see the module docs).
+#[inline]
+pub fn block_checksum(bytes: &[u8], seed: u64) -> u64 {
+    xxh3_64_with_seed(bytes, seed)
+}
+
+/// The checksum of a block table's bytes: the level's fingerprint.
+pub fn table_checksum(table: &[u8]) -> u64 {
+    xxh3_64(table)
 }
 
 /// What a level file says it holds.
@@ -88,13 +94,72 @@ pub struct Header {
     pub rules: Rules,
     /// Seeds on the board.
     pub level: u32,
-    /// Entries that follow the header.
+    /// Entries in the file.
     pub entries: u64,
-    /// Checksum of the entries.
-    pub checksum: u64,
+    /// Bits per entry.
+    pub width: u8,
+    /// A block holds `1 << block_shift` entries.
+    pub block_shift: u8,
+    /// Checksum of the block table ([`table_checksum`]).
+    pub table_checksum: u64,
 }
 
 impl Header {
+    /// The header of a level of `entries` entries written by this build (8-bit entries,
+    /// blocks of [`BLOCK_SHIFT`]), its table checksum still 0.
+    pub fn new(houses: u8, rules: Rules, level: u32, entries: u64) -> Header {
+        Header {
+            houses,
+            rules,
+            level,
+            entries,
+            width: ENTRY_BITS,
+            block_shift: BLOCK_SHIFT,
+            table_checksum: 0,
+        }
+    }
+
+    /// Entries in a block (the last block may hold fewer).
+    pub fn block_entries(&self) -> u64 {
+        1 << self.block_shift
+    }
+
+    /// Bytes of a full block.
+    pub fn block_bytes(&self) -> u64 {
+        self.block_entries() * u64::from(self.width) / 8
+    }
+
+    /// Blocks in the file.
+    pub fn blocks(&self) -> u64 {
+        self.entries.div_ceil(self.block_entries())
+    }
+
+    /// Bytes of entries (without the padding).
+    pub fn payload_len(&self) -> u64 {
+        (self.entries * u64::from(self.width)).div_ceil(8)
+    }
+
+    /// Where the block table starts.
+    pub fn table_offset(&self) -> u64 {
+        HEADER_LEN as u64 + self.payload_len().next_multiple_of(8)
+    }
+
+    /// The length of the whole file.
+    pub fn file_len(&self) -> u64 {
+        self.table_offset() + 8 * self.blocks()
+    }
+
+    /// The entries of block `block`.
+    pub fn block_range(&self, block: u64) -> std::ops::Range<u64> {
+        let start = block << self.block_shift;
+        start..(start + self.block_entries()).min(self.entries)
+    }
+
+    /// The seed of block `block`'s checksum.
+    pub fn block_seed(&self, block: u64) -> u64 {
+        block_seed(self.houses, self.rules, self.level, block)
+    }
+
     /// The 64 header bytes.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
@@ -102,18 +167,23 @@ impl Header {
         b[8..12].copy_from_slice(&VERSION.to_le_bytes());
         b[12] = self.houses;
         b[13] = self.rules.code();
-        b[14] = ENTRY_BITS;
+        b[14] = self.width;
+        b[15] = self.block_shift;
         b[16..20].copy_from_slice(&self.level.to_le_bytes());
         b[24..32].copy_from_slice(&self.entries.to_le_bytes());
-        b[32..40].copy_from_slice(&self.checksum.to_le_bytes());
-        let check = checksum(&b[..40]);
+        b[32..40].copy_from_slice(&self.table_checksum.to_le_bytes());
+        let check = xxh3_64(&b[..40]);
         b[40..48].copy_from_slice(&check.to_le_bytes());
         b
     }
 
-    /// Parses and checks the 64 header bytes (magic, version, header checksum, field ranges).
+    /// Parses and checks the 64 header bytes: magic, version, header checksum and the range of
+    /// every field (so that every size computed from them is in range).
     pub fn from_bytes(b: &[u8]) -> Result<Header, DbError> {
         if b.len() < HEADER_LEN {
+            if b.len() < 8 || b[0..8] != MAGIC {
+                return Err(DbError::BadMagic);
+            }
             return Err(DbError::Truncated {
                 expected: HEADER_LEN as u64,
                 found: b.len() as u64,
@@ -122,25 +192,42 @@ impl Header {
         if b[0..8] != MAGIC {
             return Err(DbError::BadMagic);
         }
-        let word = |r: std::ops::Range<usize>| u64::from_le_bytes(b[r].try_into().expect("8"));
-        let version = u32::from_le_bytes(b[8..12].try_into().expect("4"));
+        let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        let version = half(8);
         if version != VERSION {
             return Err(DbError::Version(version));
         }
-        if word(40..48) != checksum(&b[..40]) {
+        if word(40) != xxh3_64(&b[..40]) {
             return Err(DbError::HeaderChecksum);
         }
-        let rules = Rules::from_code(b[13])
-            .ok_or_else(|| DbError::Corrupt(format!("unknown rules code {}", b[13])))?;
+        let corrupt = |what: String| Err(DbError::Corrupt(what));
+        let rules = match Rules::from_code(b[13]) {
+            Some(rules) => rules,
+            None => return corrupt(format!("unknown rules code {}", b[13])),
+        };
         if b[14] != ENTRY_BITS {
-            return Err(DbError::Corrupt(format!("entry width {} bits", b[14])));
+            return corrupt(format!(
+                "entries of {} bits; this build reads {ENTRY_BITS}-bit entries (a newer kalah \
+                 wrote it, or it is damaged)",
+                b[14]
+            ));
+        }
+        if !BLOCK_SHIFTS.contains(&b[15]) {
+            return corrupt(format!("block shift {}", b[15]));
+        }
+        let entries = word(24);
+        if entries > MAX_ENTRIES {
+            return corrupt(format!("{entries} entries"));
         }
         Ok(Header {
             houses: b[12],
             rules,
-            level: u32::from_le_bytes(b[16..20].try_into().expect("4")),
-            entries: word(24..32),
-            checksum: word(32..40),
+            level: half(16),
+            entries,
+            width: b[14],
+            block_shift: b[15],
+            table_checksum: word(32),
         })
     }
 
@@ -194,45 +281,109 @@ impl Header {
     }
 }
 
+/// The block table of `entries` (8-bit entries, as this build writes them) for `header`, as
+/// the bytes that follow the entries and their padding.
+pub fn block_table(header: &Header, entries: &[u8]) -> Vec<u8> {
+    debug_assert_eq!(header.width, 8);
+    debug_assert_eq!(entries.len() as u64, header.entries);
+    let block = header.block_bytes() as usize;
+    let mut table = Vec::with_capacity(8 * header.blocks() as usize);
+    for (j, bytes) in entries.chunks(block.max(1)).enumerate() {
+        let sum = block_checksum(bytes, header.block_seed(j as u64));
+        table.extend_from_slice(&sum.to_le_bytes());
+    }
+    table
+}
+
+/// Zero bytes between the entries and the block table.
+pub fn padding(header: &Header) -> usize {
+    (header.table_offset() - HEADER_LEN as u64 - header.payload_len()) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn header() -> Header {
+        Header {
+            table_checksum: 0xDEAD_BEEF,
+            ..Header::new(6, Rules::EmptyCapture, 24, 123_456)
+        }
+    }
+
     #[test]
     fn headers_round_trip_and_reject_damage() {
-        let h = Header {
-            houses: 6,
-            rules: Rules::EmptyCapture,
-            level: 24,
-            entries: 123,
-            checksum: 0xDEAD_BEEF,
-        };
+        let h = header();
         let bytes = h.to_bytes();
         assert_eq!(Header::from_bytes(&bytes).unwrap(), h);
         for i in 0..48 {
-            let mut bad = bytes;
-            bad[i] ^= 0x10;
-            assert!(Header::from_bytes(&bad).is_err(), "byte {i}");
+            for bit in 0..8 {
+                let mut bad = bytes;
+                bad[i] ^= 1 << bit;
+                assert!(Header::from_bytes(&bad).is_err(), "byte {i} bit {bit}");
+            }
         }
         assert!(matches!(
             Header::from_bytes(&bytes[..10]),
             Err(DbError::Truncated { .. })
         ));
+        assert!(matches!(Header::from_bytes(b"KAL"), Err(DbError::BadMagic)));
     }
 
     #[test]
-    fn one_changed_byte_changes_the_checksum() {
-        let mut data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
-        for len in [0, 1, 7, 8, 31, 32, 33, 1000] {
-            let base = checksum(&data[..len]);
-            for i in 0..len {
-                for bit in 0..8 {
-                    data[i] ^= 1 << bit;
-                    assert_ne!(checksum(&data[..len]), base, "len {len} byte {i} bit {bit}");
-                    data[i] ^= 1 << bit;
-                }
+    fn sizes_follow_the_header() {
+        let h = header();
+        assert_eq!(h.block_entries(), 4096);
+        assert_eq!(h.blocks(), 31); // 30 full blocks and 576 entries
+        assert_eq!(h.payload_len(), 123_456);
+        assert_eq!(h.table_offset(), 64 + 123_456);
+        assert_eq!(h.file_len(), 64 + 123_456 + 31 * 8);
+        assert_eq!(h.block_range(30), 122_880..123_456);
+        let empty = Header::new(6, Rules::Standard, 0, 0);
+        assert_eq!((empty.blocks(), empty.file_len()), (0, 64));
+        let odd = Header::new(2, Rules::Standard, 3, 5);
+        assert_eq!((padding(&odd), odd.file_len()), (3, 64 + 8 + 8));
+    }
+
+    #[test]
+    fn a_header_beyond_the_ranges_is_refused() {
+        let mut h = header();
+        h.block_shift = 31;
+        assert!(matches!(
+            Header::from_bytes(&h.to_bytes()),
+            Err(DbError::Corrupt(_))
+        ));
+        let mut h = header();
+        h.entries = MAX_ENTRIES + 1;
+        assert!(matches!(
+            Header::from_bytes(&h.to_bytes()),
+            Err(DbError::Corrupt(_))
+        ));
+        let mut h = header();
+        h.width = 5;
+        let e = Header::from_bytes(&h.to_bytes()).unwrap_err();
+        assert!(e.to_string().contains("5 bits"), "{e}");
+        let mut v1 = header().to_bytes();
+        v1[8] = 1;
+        assert!(matches!(Header::from_bytes(&v1), Err(DbError::Version(1))));
+    }
+
+    #[test]
+    fn a_block_checksum_depends_on_the_place() {
+        let bytes = [7u8; 4096];
+        let h = header();
+        let sums: Vec<u64> = (0..4)
+            .map(|j| block_checksum(&bytes, h.block_seed(j)))
+            .collect();
+        for i in 0..4 {
+            for j in 0..i {
+                assert_ne!(sums[i], sums[j]);
             }
         }
-        assert_ne!(checksum(&[]), checksum(&[0]));
+        let other = Header::new(6, Rules::Standard, 24, h.entries);
+        assert_ne!(
+            block_checksum(&bytes, other.block_seed(0)),
+            block_checksum(&bytes, h.block_seed(0))
+        );
     }
 }

@@ -1,11 +1,19 @@
 //! Endgame databases: the exact f of every board with up to K seeds, one file per level.
 //!
 //! - [`index`]: the perfect rank of the boards of one level ([`Layout`]).
-//! - [`mod@format`]: the level file (header, checksum).
-//! - [`storage`]: where a level's bytes live (memory map, plain reads, memory).
+//! - [`mod@format`]: the level file (header, entries, a checksum per block).
+//! - [`storage`]: where a level's bytes live (memory map, plain reads, memory), and the check
+//!   of each block before its entries are believed ([`Level`]).
 //! - [`mod@build`]: retrograde construction, level by level, in parallel.
 //! - [`tablebase`]: a directory of levels, opened on first use, and the probe.
 //! - [`mod@verify`]: checksums, headers and the one-ply consistency of the entries.
+//! - [`upgrade`]: format 1 files (one checksum a file) rewritten in the current format.
+//! - [`lock`]: the advisory lock that keeps two builds out of one directory.
+//!
+//! **Trust.** A database answers right or not at all: every block of entries is checked
+//! against its checksum before any entry of it is used, an entry out of its level's range is
+//! an error, a gap in the levels is an error naming the missing level, and every error names
+//! the file.
 //!
 //! A level depends only on the levels below it and on boards of its own level reached by
 //! sowings that stay on the mover's side and pass the turn. Such a sowing moves seeds towards
@@ -21,13 +29,15 @@ use crate::rules::Rules;
 pub mod build;
 pub mod format;
 pub mod index;
+pub mod lock;
 pub mod storage;
 pub mod tablebase;
+pub mod upgrade;
 pub mod verify;
 
 pub use build::{BuildProgress, BuildReport, build, build_in_memory};
 pub use index::{Layout, MAX_DB_HOUSES, MAX_LEVEL, level_len};
-pub use storage::{Access, Storage};
+pub use storage::{Access, Level, Storage};
 pub use tablebase::Tablebase;
 pub use verify::{VerifyReport, verify};
 
@@ -60,12 +70,52 @@ pub enum DbError {
         /// What the file says.
         found: String,
     },
-    /// The entries do not match the header's checksum.
+    /// The entries do not match the header's checksum (a format 1 file).
     Checksum {
         /// The header's checksum.
         expected: u64,
         /// The entries' checksum.
         found: u64,
+    },
+    /// A block of entries does not match its checksum: the file is damaged there.
+    Damaged {
+        /// Level of the file.
+        level: u32,
+        /// The block.
+        block: u64,
+        /// The entries of the block.
+        entries: std::ops::Range<u64>,
+    },
+    /// The block table does not match the header's table checksum.
+    DamagedTable {
+        /// Level of the file.
+        level: u32,
+    },
+    /// An entry holds a value its level cannot have (its block's checksum passed: the file
+    /// was not written by a build of this program).
+    OutOfRange {
+        /// Level of the entry.
+        level: u32,
+        /// Index of the entry.
+        entry: u64,
+        /// The stored byte.
+        stored: u8,
+    },
+    /// A level between level 0 and the top one is missing from the directory.
+    MissingLevel {
+        /// The missing level.
+        level: u32,
+        /// The highest level found (or asked for with a limit).
+        top: u32,
+        /// The file that should hold it.
+        path: PathBuf,
+    },
+    /// Another process is building in the directory.
+    Busy {
+        /// The directory.
+        dir: PathBuf,
+        /// The builder's process id, if it could be read.
+        pid: Option<u32>,
     },
     /// An entry is not the best of its moves (found by verification).
     Inconsistent {
@@ -109,9 +159,16 @@ impl fmt::Display for DbError {
         match self {
             DbError::Io(e) => e.fmt(f),
             DbError::BadMagic => write!(f, "not a kalah database file (bad magic)"),
+            DbError::Version(1) => write!(
+                f,
+                "level file format 1 (one checksum a file), this build reads format {} (a \
+                 checksum a block): convert it with `kalah db upgrade --dir DIR`, or rebuild it",
+                format::VERSION
+            ),
             DbError::Version(v) => write!(
                 f,
-                "database format version {v}, this build reads version {}",
+                "level file format {v}, this build reads format {} (a newer kalah wrote it, or \
+                 it is damaged)",
                 format::VERSION
             ),
             DbError::HeaderChecksum => write!(f, "damaged header (header checksum mismatch)"),
@@ -132,6 +189,49 @@ impl fmt::Display for DbError {
                 f,
                 "checksum mismatch: header {expected:016x}, entries {found:016x} (damaged entries)"
             ),
+            DbError::Damaged {
+                level,
+                block,
+                entries,
+            } => write!(
+                f,
+                "damaged: level {level}, block {block} (entries {}..{}) does not match its \
+                 checksum; rebuild the level (delete the file, run `kalah db build` again)",
+                entries.start, entries.end
+            ),
+            DbError::DamagedTable { level } => write!(
+                f,
+                "damaged: the block checksums of level {level} do not match the header; rebuild \
+                 the level (delete the file, run `kalah db build` again)"
+            ),
+            DbError::OutOfRange {
+                level,
+                entry,
+                stored,
+            } => write!(
+                f,
+                "level {level} entry {entry} holds {stored}, above the level (not a file of a \
+                 kalah build); rebuild the level"
+            ),
+            DbError::MissingLevel { level, top, path } => write!(
+                f,
+                "level {level} is missing ({}), below level {top}: rebuild it with `kalah db \
+                 build`, or use the levels below it with --max-level {}",
+                path.display(),
+                level.saturating_sub(1)
+            ),
+            DbError::Busy { dir, pid } => match pid {
+                Some(pid) => write!(
+                    f,
+                    "{} is being built by process {pid}; wait for it to finish",
+                    dir.display()
+                ),
+                None => write!(
+                    f,
+                    "{} is being built by another process; wait for it to finish",
+                    dir.display()
+                ),
+            },
             DbError::Inconsistent {
                 level,
                 entry,

@@ -1,13 +1,24 @@
-//! Where the bytes of one level live: a memory map, plain reads from the file, or memory.
+//! One level: where its bytes live (a memory map, plain reads from the file, or memory), and
+//! the check of every block before any of its entries is believed.
 //!
-//! The probe reads through [`Storage`]; the builder and the search want the entries as a slice
-//! and take it from [`Storage::as_slice`] (a map or memory; plain reads have none).
+//! [`Storage`] is the byte source, with three backends: [`Mapped`] (the default: opening costs
+//! nothing, pages load on demand), [`PlainRead`] (for file systems that cannot map) and
+//! [`InMemory`]. [`Level`] sits on top: it knows the file's layout ([`crate::db::format`]),
+//! checks a block against its checksum the first time an entry of it is read, and remembers
+//! the blocks checked in a bit set shared by every thread, so that a query checks the few
+//! blocks it reads and a long search pays once a block. A block that fails is never
+//! remembered: every read of it fails again, with an error naming the level, the block and
+//! the file.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use bitvec::prelude::{BitSlice, BitVec, Lsb0};
+use rayon::prelude::*;
 
 use crate::db::DbError;
-use crate::db::format::{HEADER_LEN, Header, checksum};
+use crate::db::format::{HEADER_LEN, Header, block_checksum, table_checksum};
 use crate::rules::Rules;
 
 /// How to open level files.
@@ -18,24 +29,24 @@ pub enum Access {
     Map,
     /// Read each entry from the file when asked (no map; for file systems that cannot map).
     Read,
-    /// Read the whole file into memory at open, checking its checksum.
+    /// Read the whole file into memory at open, checking every block.
     Memory,
 }
 
-/// The entries of one level.
+/// The bytes of one level file (or of a level's entries, for a level built in memory).
 pub trait Storage: Send + Sync {
-    /// Entries.
+    /// Bytes.
     fn len(&self) -> u64;
 
-    /// Whether the level has no entries (levels 0 and 1).
+    /// Whether there are no bytes.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The entry at `index` (< `len`).
-    fn get(&self, index: u64) -> Result<u8, DbError>;
+    /// Fills `buf` with the bytes from `offset` (`offset + buf.len() <= len`).
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), DbError>;
 
-    /// All entries, when they are addressable in memory.
+    /// All the bytes, when they are addressable in memory.
     fn as_slice(&self) -> Option<&[u8]>;
 }
 
@@ -46,19 +57,21 @@ pub struct Mapped {
 
 impl Storage for Mapped {
     fn len(&self) -> u64 {
-        (self.map.len() - HEADER_LEN) as u64
+        self.map.len() as u64
     }
 
-    fn get(&self, index: u64) -> Result<u8, DbError> {
-        Ok(self.map[HEADER_LEN + index as usize])
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), DbError> {
+        let start = offset as usize;
+        buf.copy_from_slice(&self.map[start..start + buf.len()]);
+        Ok(())
     }
 
     fn as_slice(&self) -> Option<&[u8]> {
-        Some(&self.map[HEADER_LEN..])
+        Some(&self.map)
     }
 }
 
-/// A level file read entry by entry.
+/// A level file read piece by piece.
 pub struct PlainRead {
     file: File,
     len: u64,
@@ -69,10 +82,9 @@ impl Storage for PlainRead {
         self.len
     }
 
-    fn get(&self, index: u64) -> Result<u8, DbError> {
-        let mut byte = [0u8];
-        read_at(&self.file, &mut byte, HEADER_LEN as u64 + index)?;
-        Ok(byte[0])
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), DbError> {
+        read_at(&self.file, buf, offset)?;
+        Ok(())
     }
 
     fn as_slice(&self) -> Option<&[u8]> {
@@ -99,9 +111,9 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Entries held in memory (built in this process, or read whole from a file).
+/// Bytes held in memory (a level built in this process, or a file read whole).
 pub struct InMemory {
-    entries: Bytes,
+    bytes: Bytes,
 }
 
 enum Bytes {
@@ -120,33 +132,245 @@ impl std::ops::Deref for Bytes {
     }
 }
 
-impl InMemory {
-    /// A level from its entries.
-    pub fn new(entries: Vec<u8>) -> InMemory {
-        InMemory {
-            entries: Bytes::Vec(entries),
-        }
-    }
-}
-
 impl Storage for InMemory {
     fn len(&self) -> u64 {
-        self.entries.len() as u64
+        self.bytes.len() as u64
     }
 
-    fn get(&self, index: u64) -> Result<u8, DbError> {
-        Ok(self.entries[index as usize])
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), DbError> {
+        let start = offset as usize;
+        buf.copy_from_slice(&self.bytes[start..start + buf.len()]);
+        Ok(())
     }
 
     fn as_slice(&self) -> Option<&[u8]> {
-        Some(&self.entries)
+        Some(&self.bytes)
     }
 }
 
-/// Opens the level file at `path`, checking that its header is the one for `houses`, `rules`,
-/// `level` with `entries` entries and that the file's length matches. [`Access::Memory`] also
-/// checks the entries' checksum (the others leave that to verification: opening must be
-/// instant). Every error names the file.
+/// The blocks of a level checked so far, one bit a block, shared by every thread.
+pub type Checked = BitSlice<AtomicU64, Lsb0>;
+
+/// One level of a database: its entries, read only through blocks that passed their check.
+pub struct Level {
+    header: Header,
+    /// The file (empty for a level built in memory).
+    path: PathBuf,
+    storage: Box<dyn Storage>,
+    /// Where entry 0 is in `storage`.
+    entries_at: u64,
+    /// One bit a block: it passed its check.
+    checked: BitVec<AtomicU64, Lsb0>,
+}
+
+impl Level {
+    /// A level built in this process from `entries` (8-bit): every block counts as checked.
+    pub fn built(houses: usize, rules: Rules, level: u32, entries: Vec<u8>) -> Level {
+        let header = Header::new(houses as u8, rules, level, entries.len() as u64);
+        Level {
+            checked: BitVec::repeat(true, header.blocks() as usize),
+            header,
+            path: PathBuf::new(),
+            storage: Box::new(InMemory {
+                bytes: Bytes::Vec(entries),
+            }),
+            entries_at: 0,
+        }
+    }
+
+    /// What the file's header says.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The file (empty for a level built in memory).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Seeds on the board.
+    pub fn level(&self) -> u32 {
+        self.header.level
+    }
+
+    /// Entries.
+    pub fn len(&self) -> u64 {
+        self.header.entries
+    }
+
+    /// Whether the level has no entries (levels 0 and 1).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The blocks checked so far.
+    pub fn checked(&self) -> &Checked {
+        &self.checked
+    }
+
+    /// log2 of the entries in a block.
+    pub fn block_shift(&self) -> u32 {
+        u32::from(self.header.block_shift)
+    }
+
+    /// The entry at `index` (< `len`), its block checked first if it was not yet.
+    #[inline]
+    pub fn get(&self, index: u64) -> Result<u8, DbError> {
+        let block = index >> self.block_shift();
+        if !self.checked[block as usize] {
+            self.check_block(block)?;
+        }
+        let mut byte = [0u8];
+        self.storage.read_at(self.entries_at + index, &mut byte)?;
+        self.in_range(index, byte[0])
+    }
+
+    /// `entry`, read at `index`, if it is a value of this level; otherwise the error (a file
+    /// whose checksums pass but whose entries do not: written by something else than a build).
+    #[inline]
+    pub fn in_range(&self, index: u64, entry: u8) -> Result<u8, DbError> {
+        if u32::from(entry) > self.header.level {
+            return Err(self.error(DbError::OutOfRange {
+                level: self.header.level,
+                entry: index,
+                stored: entry,
+            }));
+        }
+        Ok(entry)
+    }
+
+    /// All entries, unchecked, when they are addressable in memory: for the search's probe
+    /// (which checks [`Level::checked`] itself) and for a builder that has checked them all.
+    pub fn entries_unchecked(&self) -> Option<&[u8]> {
+        let all = self.storage.as_slice()?;
+        let start = self.entries_at as usize;
+        Some(&all[start..start + self.header.payload_len() as usize])
+    }
+
+    /// Checks block `block` against its checksum, and remembers that it passed.
+    #[cold]
+    pub fn check_block(&self, block: u64) -> Result<(), DbError> {
+        if self.block_passes(block)? {
+            Ok(())
+        } else {
+            Err(self.damaged(block))
+        }
+    }
+
+    /// Whether block `block` matches its checksum (remembered when it does); an error only if
+    /// the bytes cannot be read.
+    fn block_passes(&self, block: u64) -> Result<bool, DbError> {
+        let range = self.header.block_range(block);
+        let mut owned = Vec::new();
+        let bytes = match self.entries_unchecked() {
+            Some(entries) => &entries[range.start as usize..range.end as usize],
+            None => {
+                owned.resize((range.end - range.start) as usize, 0);
+                self.storage
+                    .read_at(self.entries_at + range.start, &mut owned)?;
+                &owned[..]
+            }
+        };
+        let found = block_checksum(bytes, self.header.block_seed(block));
+        if found != self.stored_checksum(block)? {
+            return Ok(false);
+        }
+        self.checked.set_aliased(block as usize, true);
+        Ok(true)
+    }
+
+    /// The checksum of block `block` stored in the table.
+    fn stored_checksum(&self, block: u64) -> Result<u64, DbError> {
+        let mut word = [0u8; 8];
+        self.storage
+            .read_at(self.header.table_offset() + 8 * block, &mut word)?;
+        Ok(u64::from_le_bytes(word))
+    }
+
+    /// The error for damaged block `block`, naming the file.
+    pub fn damaged(&self, block: u64) -> DbError {
+        let range = self.header.block_range(block);
+        self.error(DbError::Damaged {
+            level: self.header.level,
+            block,
+            entries: range,
+        })
+    }
+
+    /// `error`, said of this level's file.
+    pub fn error(&self, error: DbError) -> DbError {
+        if self.path.as_os_str().is_empty() {
+            error
+        } else {
+            error.in_file(&self.path)
+        }
+    }
+
+    /// Checks every block (in parallel, in the current rayon pool) and the table's checksum
+    /// against the header; returns the damaged blocks (empty: the level is sound). Stops early,
+    /// with [`DbError::Cancelled`], when `cancel` is set; `progress` gets the blocks done.
+    pub fn check_all(
+        &self,
+        cancel: &AtomicBool,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Damage, DbError> {
+        if self.path.as_os_str().is_empty() {
+            return Ok(Damage::default());
+        }
+        let blocks = self.header.blocks();
+        let mut table = vec![0u8; 8 * blocks as usize];
+        self.storage
+            .read_at(self.header.table_offset(), &mut table)?;
+        let table_ok = table_checksum(&table) == self.header.table_checksum;
+        const CHUNK: u64 = 256;
+        let done = AtomicU64::new(0);
+        let bad: Vec<u64> = (0..blocks.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(DbError::Cancelled);
+                }
+                let mut bad = Vec::new();
+                let range = c * CHUNK..((c + 1) * CHUNK).min(blocks);
+                let n = range.end - range.start;
+                for block in range {
+                    if !self.block_passes(block)? {
+                        bad.push(block);
+                    }
+                }
+                progress(done.fetch_add(n, Ordering::Relaxed) + n);
+                Ok(bad)
+            })
+            .collect::<Result<Vec<_>, DbError>>()?
+            .concat();
+        Ok(Damage {
+            blocks: bad,
+            table: !table_ok,
+        })
+    }
+}
+
+/// What [`Level::check_all`] found wrong.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Damage {
+    /// The blocks that failed their check, in order.
+    pub blocks: Vec<u64>,
+    /// The block table does not match the header's table checksum.
+    pub table: bool,
+}
+
+impl Damage {
+    /// Whether nothing is wrong.
+    pub fn is_sound(&self) -> bool {
+        self.blocks.is_empty() && !self.table
+    }
+}
+
+/// Opens the level file at `path`, checking its header (the one for `houses`, `rules`,
+/// `level` with `entries` entries) and that the file's length is the one the header implies.
+/// Entries are checked block by block as they are read; [`Access::Memory`] reads the whole
+/// file and checks every block now. Every error names the file; a FIFO or a device is refused
+/// without waiting.
 pub fn open_level(
     path: &Path,
     access: Access,
@@ -154,7 +378,7 @@ pub fn open_level(
     rules: Rules,
     level: u32,
     entries: u64,
-) -> Result<Box<dyn Storage>, DbError> {
+) -> Result<Level, DbError> {
     open(path, access, houses, rules, level, entries).map_err(|e| e.in_file(path))
 }
 
@@ -165,43 +389,64 @@ fn open(
     rules: Rules,
     level: u32,
     entries: u64,
-) -> Result<Box<dyn Storage>, DbError> {
-    let mut file = File::open(path)?;
+) -> Result<Level, DbError> {
+    let mut file = crate::files::open_regular(path)?;
     let header = Header::read(&mut file)?;
     header.expect(houses, rules, level, entries)?;
-    let expected = HEADER_LEN as u64 + entries;
+    let expected = header.file_len();
     let found = file.metadata()?.len();
     if found != expected {
         return Err(DbError::Truncated { expected, found });
     }
-    Ok(match access {
+    let storage: Box<dyn Storage> = match access {
         Access::Map => Box::new(Mapped {
             map: crate::memory::map_file(&file)?,
         }),
-        Access::Read => Box::new(PlainRead { file, len: entries }),
+        Access::Read => Box::new(PlainRead { file, len: found }),
         Access::Memory => {
-            use std::io::Read;
+            use std::io::{Read, Seek};
             // Huge pages: a search reads a level at random, and 4 KiB pages would cost a TLB
             // miss on nearly every probe.
-            let mut bytes =
-                crate::memory::HugeBytes::zeroed(entries as usize).ok_or_else(|| {
-                    DbError::Io(std::io::Error::new(
-                        std::io::ErrorKind::OutOfMemory,
-                        format!("cannot allocate {entries} bytes"),
-                    ))
-                })?;
-            // The header was read: the file is at the first entry.
+            let mut bytes = crate::memory::HugeBytes::zeroed(found as usize).ok_or_else(|| {
+                DbError::Io(std::io::Error::new(
+                    std::io::ErrorKind::OutOfMemory,
+                    format!("cannot allocate {found} bytes"),
+                ))
+            })?;
+            file.rewind()?;
             file.read_exact(&mut bytes)?;
-            let sum = checksum(&bytes);
-            if sum != header.checksum {
-                return Err(DbError::Checksum {
-                    expected: header.checksum,
-                    found: sum,
-                });
-            }
             Box::new(InMemory {
-                entries: Bytes::Huge(bytes),
+                bytes: Bytes::Huge(bytes),
             })
         }
-    })
+    };
+    let level = Level {
+        checked: BitVec::repeat(false, header.blocks() as usize),
+        header,
+        path: path.to_path_buf(),
+        storage,
+        entries_at: HEADER_LEN as u64,
+    };
+    if access == Access::Memory {
+        let damage = level.check_all(&AtomicBool::new(false), &|_| {})?;
+        if let Some(&block) = damage.blocks.first() {
+            return Err(level.damaged(block));
+        }
+    }
+    Ok(level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_level_is_trusted_whole() {
+        let level = Level::built(2, Rules::Standard, 3, vec![1, 2, 3, 0, 1, 2, 3, 3]);
+        assert_eq!(level.len(), 8);
+        assert!(level.checked().all());
+        assert_eq!(level.get(5).unwrap(), 2);
+        let bad = Level::built(2, Rules::Standard, 3, vec![4]);
+        assert!(matches!(bad.get(0), Err(DbError::OutOfRange { .. })));
+    }
 }

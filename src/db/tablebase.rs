@@ -1,11 +1,18 @@
 //! A directory of levels for one house count and rule set, opened level by level on first use.
+//!
+//! The levels of a directory are whole or refused: [`Tablebase::open`] lists the directory
+//! once and refuses a gap (a level missing between level 0 and the highest one found), naming
+//! the missing level, unless the caller limits itself to the levels below the gap on purpose
+//! ([`Tablebase::open_up_to`]). Every read goes through [`Level`]'s block check; the search's
+//! [`Probe`] checks the same bit set in its inner loop and reports a failed block as a
+//! [`Fault`], which [`Probe::error`] turns into the error naming the file.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::board::Board;
 use crate::db::index::Layout;
-use crate::db::storage::{Access, Storage, open_level};
+use crate::db::storage::{Access, Checked, Level, open_level};
 use crate::db::{DbError, MAX_LEVEL, decode, finished_f, level_file_name};
 use crate::lanes::Lanes;
 use crate::notation::Turn;
@@ -20,34 +27,76 @@ pub struct Tablebase {
     rules: Rules,
     access: Access,
     layout: Layout,
-    levels: Vec<OnceLock<Box<dyn Storage>>>,
+    levels: Vec<OnceLock<Level>>,
+}
+
+/// The levels of `houses` houses a side under `rules` that `dir` holds files for, in order
+/// (their names only: the files are not opened).
+pub fn levels_in(dir: &Path, houses: usize, rules: Rules) -> Result<Vec<u32>, DbError> {
+    let listing = std::fs::read_dir(dir).map_err(|e| DbError::from(e).in_file(dir))?;
+    let prefix = format!("kalah-{houses}-{}-", rules.as_str());
+    let mut levels = Vec::new();
+    for entry in listing {
+        let entry = entry.map_err(|e| DbError::from(e).in_file(dir))?;
+        let name = entry.file_name();
+        let Some(digits) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|n| n.strip_suffix(".kdb"))
+        else {
+            continue;
+        };
+        if digits.len() == 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            levels.push(digits.parse().expect("three digits"));
+        }
+    }
+    levels.sort_unstable();
+    Ok(levels)
 }
 
 impl Tablebase {
-    /// The levels in `dir` for `houses` houses a side under `rules`: level 0 and every level
-    /// after it up to the first one missing. No file is opened yet (each is opened, and its
-    /// header checked, on first use). An error if there is no such level 0.
+    /// The levels in `dir` for `houses` houses a side under `rules`: level 0 up to the highest
+    /// level found, every one of them present (a gap is a [`DbError::MissingLevel`]). No file is
+    /// opened yet (each is opened, and its header checked, on first use). An error if there is
+    /// no level 0.
     pub fn open(
         dir: &Path,
         houses: usize,
         rules: Rules,
         access: Access,
     ) -> Result<Tablebase, DbError> {
-        let mut top = None;
-        for k in 0..=MAX_LEVEL {
-            if !dir.join(level_file_name(houses, rules, k)).is_file() {
-                break;
-            }
-            top = Some(k);
-        }
-        let Some(max_level) = top else {
+        Tablebase::open_up_to(dir, houses, rules, access, None)
+    }
+
+    /// As [`Tablebase::open`], but with `max_level` only the levels `0..=max_level` (all of
+    /// which must be there; levels above are ignored): to use the levels below a gap, or fewer
+    /// levels, on purpose.
+    pub fn open_up_to(
+        dir: &Path,
+        houses: usize,
+        rules: Rules,
+        access: Access,
+        max_level: Option<u32>,
+    ) -> Result<Tablebase, DbError> {
+        let found = levels_in(dir, houses, rules)?;
+        if found.first() != Some(&0) {
             return Err(DbError::Unsupported(format!(
                 "no database for {houses} houses, {rules} rules in {} (no {})",
                 dir.display(),
                 level_file_name(houses, rules, 0)
             )));
-        };
-        Tablebase::with_levels(dir, houses, rules, access, max_level)
+        }
+        let top = max_level.unwrap_or(*found.last().expect("level 0 is there"));
+        for k in 0..=top {
+            if found.binary_search(&k).is_err() {
+                return Err(DbError::MissingLevel {
+                    level: k,
+                    top,
+                    path: dir.join(level_file_name(houses, rules, k)),
+                });
+            }
+        }
+        Tablebase::with_levels(dir, houses, rules, access, top)
     }
 
     /// The levels `0..=max_level` in `dir`, whether or not their files exist yet.
@@ -80,7 +129,7 @@ impl Tablebase {
         houses: usize,
         rules: Rules,
         layout: Layout,
-        levels: Vec<Box<dyn Storage>>,
+        levels: Vec<Level>,
     ) -> Tablebase {
         debug_assert_eq!(levels.len() as u32, layout.max_level() + 1);
         Tablebase {
@@ -108,6 +157,11 @@ impl Tablebase {
         self.layout.max_level()
     }
 
+    /// The directory (empty for levels built in memory).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The index of the levels.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -119,10 +173,10 @@ impl Tablebase {
     }
 
     /// Level `k`, opened (and its header checked) on first use.
-    pub fn level(&self, k: u32) -> Result<&dyn Storage, DbError> {
+    pub fn level(&self, k: u32) -> Result<&Level, DbError> {
         let cell = &self.levels[k as usize];
         if let Some(level) = cell.get() {
-            return Ok(level.as_ref());
+            return Ok(level);
         }
         let level = open_level(
             &self.path(k),
@@ -134,12 +188,12 @@ impl Tablebase {
         )?;
         // Another thread may have opened it meanwhile; either copy will do.
         let _ = cell.set(level);
-        Ok(cell.get().expect("just set").as_ref())
+        Ok(cell.get().expect("just set"))
     }
 
     /// f of `board` (the future store difference for the side to move), if the game is over on
     /// it (known by rule) or its level is in the database; `None` if it is above the top level
-    /// or has another house count.
+    /// or has another house count. A damaged entry is an error, never a value.
     pub fn probe<L: Lanes>(&self, board: Board<L>) -> Result<Option<i32>, DbError> {
         if board.houses_per_side() != self.houses {
             return Ok(None);
@@ -156,20 +210,26 @@ impl Tablebase {
         }
     }
 
-    /// Every level opened, as slices, for probes in a search's inner loop.
+    /// Every level opened, for probes in a search's inner loop.
     pub fn slices(&self) -> Result<Probe<'_>, DbError> {
         self.slices_up_to(self.max_level())
     }
 
-    /// Levels `0..=top` opened, as slices (a probe of a board above `top` is a logic error).
+    /// Levels `0..=top` opened, for probes in a search's inner loop (a probe of a board above
+    /// `top` is a logic error).
     pub fn slices_up_to(&self, top: u32) -> Result<Probe<'_>, DbError> {
         let mut levels = Vec::new();
         for k in 0..=top {
             let level = self.level(k)?;
-            let slice = level.as_slice().ok_or_else(|| {
+            let entries = level.entries_unchecked().ok_or_else(|| {
                 DbError::Unsupported("a search needs mapped or in-memory levels".into())
             })?;
-            levels.push(slice);
+            levels.push(ProbeLevel {
+                entries,
+                checked: level.checked(),
+                shift: level.block_shift(),
+                level,
+            });
         }
         Ok(Probe {
             layout: &self.layout,
@@ -202,6 +262,9 @@ impl Tablebase {
         };
         let stores = pos.store_difference();
         let moves = self.move_values(board)?;
+        if !moves.iter().any(|&(_, v)| v == f) {
+            return Err(self.inconsistent(board, f, &moves));
+        }
         let best = moves
             .iter()
             .filter(|&&(_, v)| v == f)
@@ -219,14 +282,11 @@ impl Tablebase {
         let mut turn = Vec::new();
         let mut board = board;
         while !board.is_finished() {
-            let f = self
-                .probe(board)?
-                .expect("a child of a board in the database");
+            let f = self.probe_below(board)?;
             let values = self.move_values(board)?;
-            let &(mv, _) = values
-                .iter()
-                .find(|&&(_, v)| v == f)
-                .expect("an optimal move");
+            let Some(&(mv, _)) = values.iter().find(|&&(_, v)| v == f) else {
+                return Err(self.inconsistent(board, f, &values));
+            };
             let (child, sowing) = board.sow(mv.index(), self.rules);
             turn.push(mv);
             if sowing.passes_turn() {
@@ -253,9 +313,7 @@ impl Tablebase {
         let movable = board.movable();
         for h in (0..board.houses_per_side()).filter(|h| movable >> h & 1 == 1) {
             let (child, sowing) = board.sow(h, self.rules);
-            let f = self
-                .probe(child)?
-                .expect("a child of a board in the database");
+            let f = self.probe_below(child)?;
             let value = if sowing.game_over {
                 sowing.gain()
             } else if sowing.extra_turn {
@@ -267,12 +325,58 @@ impl Tablebase {
         }
         Ok(values)
     }
+
+    /// f of `board`, a board reached from one in the database (so in it too, or finished).
+    fn probe_below<L: Lanes>(&self, board: Board<L>) -> Result<i32, DbError> {
+        self.probe(board)?.ok_or_else(|| {
+            DbError::Unsupported(format!(
+                "a board of {} seeds reached from the database is not in it",
+                board.seeds()
+            ))
+        })
+    }
+
+    /// The error for a board of the database whose stored `f` no move reaches.
+    fn inconsistent<L: Lanes>(&self, board: Board<L>, f: i32, moves: &[(Move, i32)]) -> DbError {
+        let (level, entry) = self.layout.index(board).unwrap_or((board.seeds(), 0));
+        let computed = moves.iter().map(|&(_, v)| v).max().unwrap_or(f);
+        let error = DbError::Inconsistent {
+            level,
+            entry,
+            stored: f,
+            computed,
+        };
+        match self.dir.as_os_str().is_empty() {
+            true => error,
+            false => error.in_file(&self.path(level)),
+        }
+    }
 }
 
-/// All the levels of a [`Tablebase`] as slices: an infallible probe for the search.
+/// A probe of the search that could not be answered: the block of entry `entry` of level
+/// `level` failed its check, or the entry is out of range ([`Probe::error`] says which).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Fault {
+    /// The level.
+    pub level: u32,
+    /// The entry.
+    pub entry: u64,
+}
+
+/// One level as the search reads it.
+struct ProbeLevel<'a> {
+    entries: &'a [u8],
+    checked: &'a Checked,
+    shift: u32,
+    level: &'a Level,
+}
+
+/// All the levels of a [`Tablebase`] as slices, for the search's inner loop: an entry is read
+/// only from a block that passed its check (checked here, on first use, and remembered for
+/// every thread and every later search of the same tablebase).
 pub struct Probe<'a> {
     layout: &'a Layout,
-    levels: Vec<&'a [u8]>,
+    levels: Vec<ProbeLevel<'a>>,
 }
 
 impl Probe<'_> {
@@ -286,16 +390,41 @@ impl Probe<'_> {
     #[inline]
     pub fn prefetch<L: Lanes>(&self, board: Board<L>) {
         if let Some((k, entry)) = self.layout.index(board) {
-            if let Some(byte) = self.levels[k as usize].get(entry as usize) {
+            if let Some(byte) = self.levels[k as usize].entries.get(entry as usize) {
                 crate::memory::prefetch(byte);
             }
         }
     }
 
-    /// f of `board`, whose game is not over and whose seeds are at most [`Probe::max_level`].
+    /// f of `board`, whose game is not over and whose seeds are at most [`Probe::max_level`];
+    /// `Ok(None)` for another board. A [`Fault`] if the entry's block fails its check or the
+    /// entry is out of range: never a value then.
     #[inline]
-    pub fn f<L: Lanes>(&self, board: Board<L>) -> Option<i32> {
-        let (k, entry) = self.layout.index(board)?;
-        Some(decode(self.levels[k as usize][entry as usize], k))
+    pub fn f<L: Lanes>(&self, board: Board<L>) -> Result<Option<i32>, Fault> {
+        let Some((k, entry)) = self.layout.index(board) else {
+            return Ok(None);
+        };
+        let level = &self.levels[k as usize];
+        let block = (entry >> level.shift) as usize;
+        if !level.checked[block] && level.level.check_block(block as u64).is_err() {
+            return Err(Fault { level: k, entry });
+        }
+        let stored = level.entries[entry as usize];
+        if u32::from(stored) > k {
+            return Err(Fault { level: k, entry });
+        }
+        Ok(Some(decode(stored, k)))
+    }
+
+    /// The error behind `fault`, naming the file.
+    pub fn error(&self, fault: Fault) -> DbError {
+        let level = self.levels[fault.level as usize].level;
+        match level.get(fault.entry) {
+            Err(e) => e,
+            Ok(_) => level.error(DbError::Unsupported(format!(
+                "level {} entry {} could not be read",
+                fault.level, fault.entry
+            ))),
+        }
     }
 }

@@ -1,17 +1,19 @@
-//! Verification of a database: headers, checksums, and the one-ply consistency of entries.
+//! Verification of a database: headers, block checksums, and the one-ply consistency of the
+//! entries.
 //!
-//! Each level is checked in order: its header (magic, version, houses, rules, level, length),
-//! its checksum (any flipped byte changes it: see [`crate::db::format`]), then entries against
-//! their moves: an entry must equal the best, over its moves, of the seeds the move banks plus
-//! (extra turn) or minus (turn passes) the child's entry, read from the levels already checked.
-//! The consistency check covers every entry, or a sample drawn at random from each level.
+//! First every level is opened (header: magic, version, houses, rules, level, length) and
+//! every block checked against its checksum, and the block table against the header; a defect
+//! in one level does not stop the others from being checked, so the report lists every damaged
+//! level. Then, if all of them are sound, entries are checked against their moves, level by
+//! level: an entry must equal the best, over its moves, of the seeds the move banks plus (extra
+//! turn) or minus (turn passes) the child's entry, read from the levels already checked. The
+//! consistency check covers every entry, or a sample drawn at random from each level.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::db::format::{Header, checksum};
 use crate::db::tablebase::{Probe, Tablebase};
 use crate::db::{DbError, decode};
 use crate::rng::Rng;
@@ -26,60 +28,107 @@ pub enum Coverage {
 }
 
 /// One level's verification.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct LevelCheck {
     /// Seeds on the board.
     pub level: u32,
     /// Entries.
     pub entries: u64,
-    /// Entries checked against their moves.
+    /// Bytes of the file.
+    pub bytes: u64,
+    /// Blocks checked against their checksums.
+    pub blocks: u64,
+    /// Entries checked against their moves (0 if the check did not get to this level).
     pub checked: u64,
-    /// The checksum (it matched the header's).
+    /// The level's fingerprint (its block table's checksum).
     pub checksum: u64,
     /// Time spent.
     pub time: Duration,
+    /// What is wrong with the level (`None`: nothing found). Every error names the file.
+    pub defect: Option<DbError>,
+    /// The damaged blocks, if any (the defect names the first).
+    pub damaged_blocks: Vec<u64>,
 }
 
-/// What [`verify`] checked (it returns an error at the first defect).
-#[derive(Clone, Debug, Default)]
+/// What [`verify`] checked.
+#[derive(Debug, Default)]
 pub struct VerifyReport {
     /// Every level, in order.
     pub levels: Vec<LevelCheck>,
 }
 
+impl VerifyReport {
+    /// Whether every level is sound.
+    pub fn is_sound(&self) -> bool {
+        self.levels.iter().all(|l| l.defect.is_none())
+    }
+}
+
+/// What [`verify`] is doing, for its progress callback.
+#[derive(Clone, Copy, Debug)]
+pub enum VerifyStep {
+    /// Checking the blocks of a level: blocks done.
+    Blocks(u32, u64),
+    /// Checking the entries of a level against their moves: entries done.
+    Entries(u32, u64),
+}
+
 /// Checks every level of `base` (see the module docs), in the current rayon pool, reporting
-/// `(level, entries checked)` to `progress` now and then. The first defect is returned as an
-/// error naming its file.
+/// to `progress` now and then. The defects go in the report; the error is for a cancelled
+/// check ([`DbError::Cancelled`]).
 pub fn verify(
     base: &Tablebase,
     coverage: Coverage,
     cancel: &AtomicBool,
-    progress: &(dyn Fn(u32, u64) + Sync),
+    progress: &(dyn Fn(VerifyStep) + Sync),
 ) -> Result<VerifyReport, DbError> {
     let mut report = VerifyReport::default();
     for k in 0..=base.max_level() {
         let start = Instant::now();
-        let path = base.path(k);
-        let level = base.level(k)?;
-        let header =
-            Header::read(&mut std::fs::File::open(&path)?).map_err(|e| e.in_file(&path))?;
-        let entries = level.len();
-        let sum = match level.as_slice() {
-            Some(slice) => checksum(slice),
-            None => {
-                let mut bytes = std::fs::read(&path)?;
-                bytes.drain(..crate::db::format::HEADER_LEN);
-                checksum(&bytes)
-            }
+        let mut check = LevelCheck {
+            level: k,
+            entries: base.layout().level_len(k),
+            bytes: 0,
+            blocks: 0,
+            checked: 0,
+            checksum: 0,
+            time: Duration::ZERO,
+            defect: None,
+            damaged_blocks: Vec::new(),
         };
-        if sum != header.checksum {
-            let error = DbError::Checksum {
-                expected: header.checksum,
-                found: sum,
-            };
-            return Err(error.in_file(&path));
+        match base.level(k) {
+            Err(e) => check.defect = Some(e),
+            Ok(level) => {
+                let header = level.header();
+                check.bytes = header.file_len();
+                check.blocks = header.blocks();
+                check.checksum = header.table_checksum;
+                let damage = level.check_all(cancel, &|done| {
+                    progress(VerifyStep::Blocks(k, done));
+                });
+                match damage {
+                    Err(DbError::Cancelled) => return Err(DbError::Cancelled),
+                    Err(e) => check.defect = Some(level.error(e)),
+                    Ok(damage) => {
+                        if let Some(&block) = damage.blocks.first() {
+                            check.defect = Some(level.damaged(block));
+                        } else if damage.table {
+                            check.defect = Some(level.error(DbError::DamagedTable { level: k }));
+                        }
+                        check.damaged_blocks = damage.blocks;
+                    }
+                }
+            }
         }
-        let probe = base.slices_up_to(k)?;
+        check.time = start.elapsed();
+        report.levels.push(check);
+    }
+    if !report.is_sound() {
+        return Ok(report);
+    }
+    for k in 0..=base.max_level() {
+        let start = Instant::now();
+        let entries = report.levels[k as usize].entries;
         let picks: Vec<u64> = match coverage {
             Coverage::Sample(n) if n < entries => {
                 let mut rng = Rng::new(0x6B61_6C61_6800 + u64::from(k));
@@ -92,52 +141,72 @@ pub fn verify(
         } else {
             picks.len() as u64
         };
-        let done = AtomicU64::new(0);
-        let check = |entry: u64| -> Result<(), DbError> {
-            let stored = decode(level.get(entry)?, k);
-            let computed = one_ply(&probe, base, k, entry);
-            if stored != computed {
-                let error = DbError::Inconsistent {
-                    level: k,
-                    entry,
-                    stored,
-                    computed,
-                };
-                return Err(error.in_file(&path));
+        let result = consistent(base, k, &picks, checked, cancel, progress);
+        let check = &mut report.levels[k as usize];
+        check.time += start.elapsed();
+        match result {
+            Ok(()) => check.checked = checked,
+            Err(DbError::Cancelled) => return Err(DbError::Cancelled),
+            Err(e) => {
+                check.defect = Some(e);
+                break;
             }
-            Ok(())
-        };
-        let chunk = 1 << 14;
-        let chunks = checked.div_ceil(chunk);
-        (0..chunks).into_par_iter().try_for_each(|c| {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(DbError::Cancelled);
-            }
-            let range = c * chunk..((c + 1) * chunk).min(checked);
-            let n = range.end - range.start;
-            for i in range {
-                check(if picks.is_empty() {
-                    i
-                } else {
-                    picks[i as usize]
-                })?;
-            }
-            progress(k, done.fetch_add(n, Ordering::Relaxed) + n);
-            Ok(())
-        })?;
-        report.levels.push(LevelCheck {
-            level: k,
-            entries,
-            checked,
-            checksum: sum,
-            time: start.elapsed(),
-        });
+        }
     }
     Ok(report)
 }
 
+/// Checks `checked` entries of level `k` against their moves: those in `picks`, or all.
+fn consistent(
+    base: &Tablebase,
+    k: u32,
+    picks: &[u64],
+    checked: u64,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(VerifyStep) + Sync),
+) -> Result<(), DbError> {
+    let level = base.level(k)?;
+    let probe = base.slices_up_to(k)?;
+    let done = AtomicU64::new(0);
+    let check = |entry: u64| -> Result<(), DbError> {
+        let stored = decode(level.get(entry)?, k);
+        let computed = one_ply(&probe, base, k, entry)?;
+        if stored != computed {
+            let error = DbError::Inconsistent {
+                level: k,
+                entry,
+                stored,
+                computed,
+            };
+            return Err(level.error(error));
+        }
+        Ok(())
+    };
+    let chunk = 1 << 14;
+    let chunks = checked.div_ceil(chunk);
+    (0..chunks).into_par_iter().try_for_each(|c| {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(DbError::Cancelled);
+        }
+        let range = c * chunk..((c + 1) * chunk).min(checked);
+        let n = range.end - range.start;
+        for i in range {
+            check(if picks.is_empty() {
+                i
+            } else {
+                picks[i as usize]
+            })?;
+        }
+        progress(VerifyStep::Entries(
+            k,
+            done.fetch_add(n, Ordering::Relaxed) + n,
+        ));
+        Ok(())
+    })
+}
+
 /// f of entry `entry` of level `k`, recomputed from its moves and the stored children.
-fn one_ply(probe: &Probe<'_>, base: &Tablebase, k: u32, entry: u64) -> i32 {
+fn one_ply(probe: &Probe<'_>, base: &Tablebase, k: u32, entry: u64) -> Result<i32, DbError> {
     let board = base
         .layout()
         .board(k, entry)
@@ -151,7 +220,10 @@ fn one_ply(probe: &Probe<'_>, base: &Tablebase, k: u32, entry: u64) -> i32 {
         let value = if sowing.game_over {
             sowing.gain()
         } else {
-            let f = probe.f(child).expect("a child within the checked levels");
+            let f = probe
+                .f(child)
+                .map_err(|fault| probe.error(fault))?
+                .expect("a child within the checked levels");
             if sowing.extra_turn {
                 sowing.gain() + f
             } else {
@@ -160,5 +232,5 @@ fn one_ply(probe: &Probe<'_>, base: &Tablebase, k: u32, entry: u64) -> i32 {
         };
         best = best.max(value);
     }
-    best
+    Ok(best)
 }

@@ -15,8 +15,8 @@ pub mod tt;
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::board::Board;
@@ -190,15 +190,16 @@ impl Default for Tuning {
     }
 }
 
-/// Why a solve could not start.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a solve could not start or finish.
+#[derive(Debug)]
 pub enum SolveError {
     /// The transposition table could not be allocated.
     Table(TableAllocError),
     /// The thread pool could not be built.
     Threads(String),
-    /// A database could not be opened (the error's message).
-    Database(String),
+    /// A database could not be opened, or a block the search read from it is damaged (the
+    /// search then stops: no value is given).
+    Database(DbError),
     /// The position's houses or rules differ from the solver's.
     Mismatch {
         /// What the solver was built for.
@@ -213,7 +214,7 @@ impl fmt::Display for SolveError {
         match self {
             SolveError::Table(e) => e.fmt(f),
             SolveError::Threads(e) => write!(f, "cannot start the worker threads: {e}"),
-            SolveError::Database(e) => write!(f, "cannot open the database: {e}"),
+            SolveError::Database(e) => write!(f, "database: {e}"),
             SolveError::Mismatch { solver, position } => {
                 write!(f, "this solver is for {solver}, the position is {position}")
             }
@@ -221,7 +222,20 @@ impl fmt::Display for SolveError {
     }
 }
 
-impl std::error::Error for SolveError {}
+impl std::error::Error for SolveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SolveError::Database(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DbError> for SolveError {
+    fn from(e: DbError) -> SolveError {
+        SolveError::Database(e)
+    }
+}
 
 /// A step of the MTD(f) narrowing, reported to the progress callback.
 #[derive(Clone, Copy, Debug)]
@@ -315,8 +329,7 @@ impl Solver {
                 ),
             });
         }
-        db.slices()
-            .map_err(|e: DbError| SolveError::Database(e.to_string()))?;
+        db.slices()?;
         self.db = Some(db);
         Ok(self)
     }
@@ -358,10 +371,15 @@ impl Solver {
         Ok(())
     }
 
-    /// f of `board` (the future store difference for its side to move), exact.
-    pub fn exact<L: Lanes>(&self, board: Board<L>, progress: &mut dyn FnMut(&Progress)) -> i32 {
+    /// f of `board` (the future store difference for its side to move), exact; an error only
+    /// if a database block the search read is damaged ([`SolveError::Database`]).
+    pub fn exact<L: Lanes>(
+        &self,
+        board: Board<L>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<i32, SolveError> {
         if board.is_finished() {
-            return board.mover_seeds() as i32 - board.opponent_seeds() as i32;
+            return Ok(board.mover_seeds() as i32 - board.opponent_seeds() as i32);
         }
         match self.config.algorithm {
             Algorithm::Mtdf => self.mtdf(board, 0, progress),
@@ -369,7 +387,7 @@ impl Solver {
                 let mut nodes = 0;
                 let v = ladder::solve(other, board, self.rules, &mut nodes);
                 self.nodes.fetch_add(nodes, Ordering::Relaxed);
-                v
+                Ok(v)
             }
         }
     }
@@ -381,21 +399,21 @@ impl Solver {
         board: Board<L>,
         guess: i32,
         progress: &mut dyn FnMut(&Progress),
-    ) -> i32 {
+    ) -> Result<i32, SolveError> {
         let tuning = self.config.tuning;
         let mut g = guess;
         if tuning.deepening_step > 0 {
             let mut depth = tuning.deepening_step;
             while depth <= tuning.deepening_max {
-                let (v, resolved) = self.mtdf_at(board, g, depth, progress);
+                let (v, resolved) = self.mtdf_at(board, g, depth, progress)?;
                 if resolved == EXACT_DEPTH {
-                    return v;
+                    return Ok(v);
                 }
                 g = v;
                 depth = depth.saturating_add(tuning.deepening_step);
             }
         }
-        self.mtdf_at(board, g, EXACT_DEPTH, progress).0
+        Ok(self.mtdf_at(board, g, EXACT_DEPTH, progress)?.0)
     }
 
     /// MTD(f) at one depth: null-window tests from `guess` until the bounds meet. Returns the
@@ -406,7 +424,7 @@ impl Solver {
         guess: i32,
         depth: u8,
         progress: &mut dyn FnMut(&Progress),
-    ) -> (i32, u8) {
+    ) -> Result<(i32, u8), SolveError> {
         let (mut lower, mut upper) = f_bounds(board.seeds(), self.rules);
         // The depth to which the bounds hold: to the end, unless the table narrowed them.
         let mut resolved = EXACT_DEPTH;
@@ -427,7 +445,7 @@ impl Solver {
         }
         while lower < upper {
             let beta = if g <= lower { lower + 2 } else { g };
-            let (v, d) = self.null_window(board, beta, depth);
+            let (v, d) = self.null_window(board, beta, depth)?;
             resolved = resolved.min(d);
             if v < beta {
                 upper = v;
@@ -443,15 +461,22 @@ impl Solver {
                 elapsed: self.started.elapsed(),
             });
         }
-        (lower, resolved)
+        Ok((lower, resolved))
     }
 
     /// One null-window search with window (beta - 1, beta), `depth` plies deep, on the pool.
-    fn null_window<L: Lanes>(&self, board: Board<L>, beta: i32, depth: u8) -> (i32, u8) {
-        let probe = self.db.as_ref().map(|db| {
-            db.slices()
-                .expect("every level was opened by with_tablebase")
-        });
+    /// A damaged database block stops it with the error.
+    fn null_window<L: Lanes>(
+        &self,
+        board: Board<L>,
+        beta: i32,
+        depth: u8,
+    ) -> Result<(i32, u8), SolveError> {
+        let probe = match &self.db {
+            Some(db) => Some(db.slices()?),
+            None => None,
+        };
+        let fault = OnceLock::new();
         let shared = Shared {
             tt: &self.tt,
             rules: self.rules,
@@ -461,15 +486,20 @@ impl Solver {
                 .with_databases(probe.as_ref().map(|p| p.max_level())),
             nodes: &self.nodes,
             db: probe.as_ref(),
+            fault: &fault,
         };
-        self.pool.install(|| {
+        let result = self.pool.install(|| {
             let abort = Abort::root();
             let mut local = Local::default();
             let result =
                 negamax::search(&shared, &mut local, &abort, board, beta - 1, beta, depth, 0);
             local.flush(&shared);
             result
-        })
+        });
+        match (fault.get(), &probe) {
+            (Some(&fault), Some(probe)) => Err(SolveError::Database(probe.error(fault))),
+            _ => Ok(result),
+        }
     }
 
     /// The value of `pos` (stores included, for the side to move) and its lowest optimal move,
@@ -483,13 +513,13 @@ impl Solver {
             return Ok(None);
         }
         let board = pos.board();
-        let f = self.exact(board, &mut |_| {});
-        let mv = pos
-            .legal_moves()
-            .into_iter()
-            .find(|&mv| self.reaches(board, mv, f))
-            .expect("some move keeps the exact value");
-        Ok(Some((pos.store_difference() + f, mv)))
+        let f = self.exact(board, &mut |_| {})?;
+        for mv in pos.legal_moves() {
+            if self.reaches(board, mv, f)? {
+                return Ok(Some((pos.store_difference() + f, mv)));
+            }
+        }
+        Err(self.no_move_keeps(f))
     }
 
     /// The value of `pos`, its optimal moves and a perfect line; with `all_moves` also the exact
@@ -514,13 +544,13 @@ impl Solver {
         };
         let stores = pos.store_difference();
         let board = pos.board();
-        let f = self.exact(board, progress);
+        let f = self.exact(board, progress)?;
         let mut moves = Vec::new();
         for mv in pos.legal_moves() {
             let value = if all_moves {
-                Some(self.move_value(board, mv, progress))
+                Some(self.move_value(board, mv, progress)?)
             } else {
-                self.reaches(board, mv, f).then_some(f)
+                self.reaches(board, mv, f)?.then_some(f)
             };
             if let Some(v) = value {
                 moves.push(MoveValue {
@@ -534,7 +564,7 @@ impl Solver {
             .filter(|m| m.value == stores + f)
             .map(|m| m.mv)
             .collect();
-        let pv = self.principal_variation(board, f);
+        let pv = self.principal_variation(board, f)?;
         Ok(Analysis {
             to_move: Some(side),
             value: stores + f,
@@ -550,51 +580,70 @@ impl Solver {
         board: Board<L>,
         mv: Move,
         progress: &mut dyn FnMut(&Progress),
-    ) -> i32 {
+    ) -> Result<i32, SolveError> {
         let (child, s) = board.sow(mv.index(), self.rules);
         let gain = s.gain();
-        if s.game_over {
+        Ok(if s.game_over {
             gain
         } else if s.extra_turn {
-            gain + self.exact(child, progress)
+            gain + self.exact(child, progress)?
         } else {
-            gain - self.exact(child, progress)
-        }
+            gain - self.exact(child, progress)?
+        })
     }
 
     /// Whether sowing `mv` on `board` keeps the value `f` (a move's value is never above f, so
     /// one null-window test of the child decides it).
-    fn reaches<L: Lanes>(&self, board: Board<L>, mv: Move, f: i32) -> bool {
+    fn reaches<L: Lanes>(&self, board: Board<L>, mv: Move, f: i32) -> Result<bool, SolveError> {
         let (child, s) = board.sow(mv.index(), self.rules);
         let gain = s.gain();
         if s.game_over {
-            return gain >= f;
+            return Ok(gain >= f);
         }
         if self.config.algorithm != Algorithm::Mtdf {
-            return self.move_value(board, mv, &mut |_| {}) >= f;
+            return Ok(self.move_value(board, mv, &mut |_| {})? >= f);
         }
-        if s.extra_turn {
+        Ok(if s.extra_turn {
             // gain + f(child) >= f  <=>  f(child) >= f - gain
             let beta = f - gain;
-            self.null_window(child, beta, EXACT_DEPTH).0 >= beta
+            self.null_window(child, beta, EXACT_DEPTH)?.0 >= beta
         } else {
             // gain - f(child) >= f  <=>  f(child) <= gain - f, i.e. fails below gain - f + 1
             let beta = gain - f + 1;
-            self.null_window(child, beta, EXACT_DEPTH).0 < beta
-        }
+            self.null_window(child, beta, EXACT_DEPTH)?.0 < beta
+        })
+    }
+
+    /// The error when no move keeps the value `f` just found: only a database whose entries
+    /// contradict each other (their checksums passing) can cause it.
+    fn no_move_keeps(&self, f: i32) -> SolveError {
+        SolveError::Database(DbError::Unsupported(format!(
+            "no move keeps the value f = {f} found: the database's entries contradict each \
+             other (run `kalah db verify --all`)"
+        )))
     }
 
     /// A perfect game from `board`, whose f is `f`: at each step the lowest house that keeps f.
-    fn principal_variation<L: Lanes>(&self, mut board: Board<L>, mut f: i32) -> Vec<Turn> {
+    fn principal_variation<L: Lanes>(
+        &self,
+        mut board: Board<L>,
+        mut f: i32,
+    ) -> Result<Vec<Turn>, SolveError> {
         let mut turns = Vec::new();
         let mut turn = Vec::new();
         while !board.is_finished() {
             let mask = board.movable();
-            let mv = (0..board.houses_per_side())
-                .filter(|h| mask >> h & 1 == 1)
-                .map(|h| Move::new(h + 1).expect("house index below MAX_HOUSES"))
-                .find(|&mv| self.reaches(board, mv, f))
-                .expect("some move keeps the exact value");
+            let mut keeping = None;
+            for h in (0..board.houses_per_side()).filter(|h| mask >> h & 1 == 1) {
+                let mv = Move::new(h + 1).expect("house index below MAX_HOUSES");
+                if self.reaches(board, mv, f)? {
+                    keeping = Some(mv);
+                    break;
+                }
+            }
+            let Some(mv) = keeping else {
+                return Err(self.no_move_keeps(f));
+            };
             let (child, s) = board.sow(mv.index(), self.rules);
             let gain = s.gain();
             turn.push(mv);
@@ -609,7 +658,7 @@ impl Solver {
         if !turn.is_empty() {
             turns.push(Turn(turn));
         }
-        turns
+        Ok(turns)
     }
 }
 

@@ -9,12 +9,13 @@
 //! A sowing that earns an extra turn adds the child's f (same side, no negation); one that
 //! passes the turn subtracts it; one that ends the game adds nothing more.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use crate::board::Board;
-use crate::db::tablebase::Probe;
+use crate::db::tablebase::{Fault, Probe};
 use crate::lanes::Lanes;
 use crate::rules::Rules;
 use crate::search::tt::{self, EXACT_DEPTH, Entry, TranspositionTable};
@@ -91,6 +92,14 @@ impl<'a> Abort<'a> {
     pub fn set(&self) {
         self.flag.store(true, Ordering::Relaxed);
     }
+
+    /// Asks every search under this flag's root to stop: the whole search.
+    pub fn set_root(&self) {
+        match self.parent {
+            Some(parent) => parent.set_root(),
+            None => self.set(),
+        }
+    }
 }
 
 /// Everything a search thread shares with the others.
@@ -105,6 +114,25 @@ pub struct Shared<'a> {
     pub nodes: &'a AtomicU64,
     /// Endgame databases: boards with at most their top level of seeds are looked up.
     pub db: Option<&'a Probe<'a>>,
+    /// The first probe of the databases that failed (a damaged block): the search then stops
+    /// at once, its result means nothing, and the caller reports this.
+    pub fault: &'a OnceLock<Fault>,
+}
+
+impl Shared<'_> {
+    /// f of `board` from the databases, or `None` after recording the fault and stopping the
+    /// whole search (`abort`'s root is set: nothing computed from here on is stored).
+    #[inline]
+    fn db_f<L: Lanes>(&self, db: &Probe<'_>, abort: &Abort<'_>, board: Board<L>) -> Option<i32> {
+        match db.f(board) {
+            Ok(f) => Some(f.expect("the solver's houses are the database's")),
+            Err(fault) => {
+                let _ = self.fault.set(fault);
+                abort.set_root();
+                None
+            }
+        }
+    }
 }
 
 /// A thread's local counters.
@@ -192,7 +220,9 @@ fn horizon(seeds: u32) -> i32 {
 ///
 /// `resolved >= depth`: a line that ended within the horizon makes its subtree exact even in a
 /// shallow search. If `abort` is set during the search the result means nothing and nothing was
-/// stored; the caller must check `abort` before using it.
+/// stored; the caller must check `abort` before using it. A failed probe of the databases sets
+/// the root of `abort` (after recording the fault in `shared`), so no value read from a damaged
+/// block is ever used or stored.
 #[allow(clippy::too_many_arguments)]
 pub fn search<L: Lanes>(
     shared: &Shared<'_>,
@@ -222,8 +252,10 @@ pub fn search<L: Lanes>(
     }
     if let Some(db) = shared.db {
         if seeds <= db.max_level() {
-            let f = db.f(board).expect("the solver's houses are the database's");
-            return (f, EXACT_DEPTH);
+            return match shared.db_f(db, abort, board) {
+                Some(f) => (f, EXACT_DEPTH),
+                None => (0, 0),
+            };
         }
     }
     if depth == 0 {
@@ -322,10 +354,10 @@ pub fn search<L: Lanes>(
             if c.game_over || c.board.seeds() > db.max_level() {
                 continue;
             }
-            let v = c.value(
-                db.f(c.board)
-                    .expect("the solver's houses are the database's"),
-            );
+            let Some(f) = shared.db_f(db, abort, c.board) else {
+                return (0, 0);
+            };
+            let v = c.value(f);
             if v >= beta {
                 return (v, depth);
             }
