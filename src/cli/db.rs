@@ -422,20 +422,12 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
             "ok": defects.is_empty(),
         }));
     }
-    match defects.len() {
-        0 => Ok(()),
-        1 => Err(CliError::failure(defects.swap_remove(0))),
-        n => Err(CliError::failure(format!(
-            "{} (and {} more defects: see above)",
-            defects.swap_remove(0),
-            n - 1
-        ))),
-    }
+    first_defect(defects)
 }
 
 fn run_info(args: InfoArgs) -> Result<(), CliError> {
     let mut databases = Vec::new();
-    let mut sound = true;
+    let mut defects: Vec<String> = Vec::new();
     for (houses, rules) in databases_in(&args.dir)? {
         let name = format!("{houses} houses, {rules} rules");
         let levels = open_base(&args.dir, houses, rules, args.max_level).and_then(|base| {
@@ -446,7 +438,7 @@ fn run_info(args: InfoArgs) -> Result<(), CliError> {
         let levels = match levels {
             Ok(levels) => levels,
             Err(e) => {
-                sound = false;
+                defects.push(e.to_string());
                 if args.json {
                     databases.push(json!({
                         "houses": houses,
@@ -503,16 +495,22 @@ fn run_info(args: InfoArgs) -> Result<(), CliError> {
         print_json(&json!({
             "dir": args.dir.display().to_string(),
             "databases": databases,
-            "ok": sound,
+            "ok": defects.is_empty(),
         }));
     }
-    if sound {
-        Ok(())
-    } else {
-        Err(CliError::failure(format!(
-            "{}: incomplete or damaged database (see above)",
-            args.dir.display()
-        )))
+    first_defect(defects)
+}
+
+/// Ok without defects; else the first one, with the number of the others.
+fn first_defect(mut defects: Vec<String>) -> Result<(), CliError> {
+    match defects.len() {
+        0 => Ok(()),
+        1 => Err(CliError::failure(defects.swap_remove(0))),
+        n => Err(CliError::failure(format!(
+            "{} (and {} more defects: see above)",
+            defects.swap_remove(0),
+            n - 1
+        ))),
     }
 }
 

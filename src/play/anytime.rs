@@ -80,6 +80,8 @@ pub struct Engine {
     solver: Option<Solver>,
     nodes: u64,
     table: Table,
+    /// The last solve that failed, and why (see [`Engine::take_solve_error`]).
+    solve_error: Option<String>,
 }
 
 /// One slot of the engine's table.
@@ -151,7 +153,15 @@ impl Engine {
             config,
             solver,
             nodes: 0,
+            solve_error: None,
         })
+    }
+
+    /// Why the last exact solve failed, if one did since the last call: a damaged database
+    /// block. The engine then searched instead (its answer is not marked exact) and goes on
+    /// without the databases, solving exactly only what it can without them.
+    pub fn take_solve_error(&mut self) -> Option<String> {
+        self.solve_error.take()
     }
 
     /// Nodes searched in all.
@@ -228,7 +238,17 @@ impl Engine {
         let solver = self.solver.as_ref()?;
         let rules = self.rules.kalah()?;
         let pos = AnyPosition::from_setup(&state.to_setup(), rules).ok()?;
-        let (value, mv) = with_position!(pos, p => solver.best_move(&p)).ok()??;
+        let (value, mv) = match with_position!(pos, p => solver.best_move(&p)) {
+            Ok(best) => best?,
+            Err(e) => {
+                self.solve_error = Some(e.to_string());
+                if self.config.db.take().is_some() {
+                    let config = *solver.config();
+                    self.solver = Solver::new(state.houses_per_side(), rules, config).ok();
+                }
+                return None;
+            }
+        };
         let action = if game.can_swap() && value < 0 {
             Action::Swap
         } else {

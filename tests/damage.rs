@@ -1,0 +1,382 @@
+//! A database answers right or not at all: single-byte changes anywhere in the level files
+//! (header, entries, padding, block table), truncations, gaps and wrong files give the right
+//! answer or an error naming the file, never another value and never a panic, on every probing
+//! path (the database's own analysis, the search probing it, verification); and the build
+//! lock, format 1 files and their upgrade.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+mod cli_common;
+use cli_common::{fresh_dir, kalah};
+
+use kalah::db::verify::Coverage;
+use kalah::db::{Access, DbError, Tablebase, build, level_file_name, verify};
+use kalah::{Analysis, AnyPosition, Rng, Rules, Setup, Side, Solver, SolverConfig, with_position};
+
+const HOUSES: usize = 4;
+const TOP: u32 = 12;
+const RULES: Rules = Rules::Standard;
+
+fn build_db(dir: &Path, top: u32) {
+    let cancel = AtomicBool::new(false);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| build(dir, HOUSES, RULES, top, &cancel, &|_| {}))
+        .unwrap();
+}
+
+/// Random positions with `lo..=hi` seeds on the board, South or North to move.
+fn positions(rng: &mut Rng, count: usize, lo: u64, hi: u64) -> Vec<AnyPosition> {
+    let mut found = Vec::new();
+    while found.len() < count {
+        let seeds = lo + rng.below(hi - lo + 1);
+        let mut houses = [0u64; 2 * HOUSES];
+        for _ in 0..seeds {
+            houses[rng.below(2 * HOUSES as u64) as usize] += 1;
+        }
+        let setup = Setup {
+            houses: HOUSES,
+            stores: [rng.below(5), rng.below(5)],
+            south: houses[..HOUSES].to_vec(),
+            north: houses[HOUSES..].to_vec(),
+            to_move: Some(if rng.below(2) == 0 {
+                Side::South
+            } else {
+                Side::North
+            }),
+        };
+        if let Ok(pos) = AnyPosition::from_setup(&setup, RULES) {
+            if with_position!(&pos, p => p.to_move().is_some()) {
+                found.push(pos);
+            }
+        }
+    }
+    found
+}
+
+fn solver(db: Arc<Tablebase>) -> Result<Solver, kalah::SolveError> {
+    let config = SolverConfig {
+        threads: 1,
+        tt_mib: 1,
+        ..SolverConfig::default()
+    };
+    Solver::new(HOUSES, RULES, config)?.with_tablebase(db)
+}
+
+/// What one probing path says of one position: an analysis, or an error's message.
+type Answer = Result<Analysis, String>;
+
+/// Every position analysed from the database alone, then a few searched with it.
+fn answers(dir: &Path, in_db: &[AnyPosition], above: &[AnyPosition]) -> Vec<Answer> {
+    let base = match Tablebase::open(dir, HOUSES, RULES, Access::Map) {
+        Ok(base) => Arc::new(base),
+        Err(e) => return vec![Err(e.to_string()); in_db.len() + above.len()],
+    };
+    let mut out: Vec<Answer> = in_db
+        .iter()
+        .map(|pos| {
+            with_position!(pos, p => base.analyze(p))
+                .map(|a| a.expect("in the database"))
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+    let searcher = solver(base);
+    for pos in above {
+        out.push(match &searcher {
+            Ok(s) => with_position!(pos, p => s.analyze(p, false, &mut |_| {}))
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        });
+    }
+    out
+}
+
+/// Asserts that `got` is `good` or an error naming a level file of `dir`, on one line.
+fn right_or_named(got: &[Answer], good: &[Answer], what: &str) -> usize {
+    let mut errors = 0;
+    for (i, (got, good)) in got.iter().zip(good).enumerate() {
+        match got {
+            Ok(a) => assert_eq!(Ok(a), good.as_ref(), "{what}: answer {i} changed"),
+            Err(e) => {
+                errors += 1;
+                assert!(e.contains("kalah-4-standard-0"), "{what}: {e}");
+                assert_eq!(e.lines().count(), 1, "{what}: {e}");
+            }
+        }
+    }
+    errors
+}
+
+fn file(dir: &Path, level: u32) -> PathBuf {
+    dir.join(level_file_name(HOUSES, RULES, level))
+}
+
+#[test]
+fn a_flipped_byte_anywhere_gives_the_right_answer_or_a_named_error() {
+    let dir = fresh_dir("damage-flips");
+    build_db(&dir, TOP);
+    let mut rng = Rng::new(14);
+    let in_db = positions(&mut rng, 24, 6, u64::from(TOP));
+    let above = positions(&mut rng, 2, 14, 15);
+    let good = answers(&dir, &in_db, &above);
+    assert!(good.iter().all(Result::is_ok));
+
+    let mut flips = 0;
+    let mut caught = 0;
+    for level in 2..=TOP {
+        let path = file(&dir, level);
+        let intact = std::fs::read(&path).unwrap();
+        let len = intact.len();
+        // Every byte of the header, every byte of the block table and its padding, and a
+        // spread of the entries (more of them in the small levels).
+        let header = kalah::db::format::Header::from_bytes(&intact).unwrap();
+        let table_from = 64 + header.payload_len() as usize;
+        let step = (len / 60).max(1);
+        let spots: Vec<usize> = (0..64)
+            .chain((64..table_from).step_by(step))
+            .chain(table_from..len)
+            .collect();
+        for at in spots {
+            let mut bytes = intact.clone();
+            bytes[at] ^= 1 << rng.below(8);
+            std::fs::write(&path, &bytes).unwrap();
+            let got = answers(&dir, &in_db, &above);
+            caught += right_or_named(&got, &good, &format!("level {level} byte {at}"));
+            flips += 1;
+        }
+        std::fs::write(&path, &intact).unwrap();
+    }
+    assert!(flips > 500, "{flips} flips");
+    // Most flips hit something a probe reads: the checks must have fired.
+    assert!(caught > 0, "{caught} errors in {flips} flips");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verification_finds_every_flipped_entry_byte_of_a_level() {
+    let dir = fresh_dir("damage-verify");
+    build_db(&dir, 9);
+    let path = file(&dir, 9);
+    let intact = std::fs::read(&path).unwrap();
+    let cancel = AtomicBool::new(false);
+    let entries = kalah::db::level_len(HOUSES, 9) as usize;
+    for at in (64..64 + entries).step_by(37) {
+        let mut bytes = intact.clone();
+        bytes[at] ^= 0x20;
+        std::fs::write(&path, &bytes).unwrap();
+        let base = Tablebase::open(&dir, HOUSES, RULES, Access::Map).unwrap();
+        let report = verify(&base, Coverage::Sample(10), &cancel, &|_| {}).unwrap();
+        let bad = &report.levels[9];
+        assert_eq!(
+            bad.damaged_blocks,
+            vec![((at - 64) / 4096) as u64],
+            "byte {at}"
+        );
+        let e = bad.defect.as_ref().unwrap().to_string();
+        assert!(
+            e.contains("kalah-4-standard-009.kdb: damaged: level 9"),
+            "{e}"
+        );
+        assert!(report.levels[..9].iter().all(|l| l.defect.is_none()));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn truncated_or_wrong_files_are_named_errors() {
+    let dir = fresh_dir("damage-truncate");
+    build_db(&dir, TOP);
+    let mut rng = Rng::new(3);
+    let in_db = positions(&mut rng, 12, 8, u64::from(TOP));
+    let above = positions(&mut rng, 1, 14, 14);
+    let good = answers(&dir, &in_db, &above);
+    let path = file(&dir, 11);
+    let intact = std::fs::read(&path).unwrap();
+    for keep in [
+        0,
+        1,
+        10,
+        63,
+        64,
+        65,
+        1000,
+        intact.len() - 8,
+        intact.len() - 1,
+    ] {
+        std::fs::write(&path, &intact[..keep]).unwrap();
+        let got = answers(&dir, &in_db, &above);
+        assert!(right_or_named(&got, &good, &format!("cut at {keep}")) > 0);
+    }
+    // One byte too many, and another level's file under this name.
+    let mut longer = intact.clone();
+    longer.push(0);
+    std::fs::write(&path, &longer).unwrap();
+    assert!(right_or_named(&answers(&dir, &in_db, &above), &good, "longer") > 0);
+    std::fs::copy(file(&dir, 10), &path).unwrap();
+    assert!(right_or_named(&answers(&dir, &in_db, &above), &good, "level 10") > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_middle_level_is_an_error_naming_it_unless_a_lower_top_is_asked_for() {
+    let dir = fresh_dir("damage-gap");
+    build_db(&dir, TOP);
+    std::fs::remove_file(file(&dir, 7)).unwrap();
+    let err = Tablebase::open(&dir, HOUSES, RULES, Access::Map)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, DbError::MissingLevel { level: 7, .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("kalah-4-standard-007.kdb"),
+        "{err}"
+    );
+    let prefix = Tablebase::open_up_to(&dir, HOUSES, RULES, Access::Map, Some(6)).unwrap();
+    assert_eq!(prefix.max_level(), 6);
+    assert!(Tablebase::open_up_to(&dir, HOUSES, RULES, Access::Map, Some(9)).is_err());
+
+    let d = dir.to_str().unwrap();
+    let position = "<4,0,0,1,1,1,1,1,1,1,0>";
+    for args in [
+        vec!["query", position, "--db", d],
+        vec!["db", "verify", "--dir", d],
+        vec!["db", "info", "--dir", d],
+        vec!["solve", "-m", "4", "-n", "1", "--db", d],
+    ] {
+        let out = kalah(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("level 7 is missing"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    // The levels below the gap, on purpose.
+    let out = kalah(&["query", position, "--db", d, "--max-level", "6", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = kalah(&["db", "verify", "--dir", d, "--max-level", "6"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_flip_that_once_gave_a_wrong_value_is_an_error() {
+    // The byte that made `query` print +4 for a -2 position in format 1: entry 9406 of level 10.
+    let dir = fresh_dir("damage-query");
+    let d = dir.to_str().unwrap();
+    let out = kalah(&["db", "build", "-m", "4", "--max-seeds", "12", "--dir", d]);
+    assert!(out.status.success());
+    let position = "<4,2,1,0,10,0,0,0,1,0,0>";
+    let before = kalah(&["query", position, "--db", d, "--json"]);
+    assert!(before.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    assert_eq!(value["value"], -2);
+    let path = file(&dir, 10);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[9470] = 4;
+    std::fs::write(&path, &bytes).unwrap();
+    let out = kalah(&["query", position, "--db", d]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("kalah-4-standard-010.kdb: damaged: level 10, block 2"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_second_build_in_a_directory_is_refused_while_the_first_runs() {
+    let dir = fresh_dir("damage-lock");
+    let held = kalah::db::lock::lock(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let out = kalah(&["db", "build", "-m", "2", "--max-seeds", "4", "--dir", d]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("is being built by process {}", std::process::id())),
+        "{err}"
+    );
+    assert!(!file(&dir, 0).exists());
+    // Readers are not held up.
+    drop(held);
+    build_db(&dir, 6);
+    let held = kalah::db::lock::lock(&dir).unwrap();
+    let out = kalah(&["query", "<4,0,0,1,1,0,0,1,1,0,0>", "--db", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(held);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn format_1_files_are_refused_until_upgraded_to_the_same_entries() {
+    use kalah::db::upgrade::{HeaderV1, checksum_v1};
+    let fresh = fresh_dir("damage-v2");
+    build_db(&fresh, 8);
+    let old = fresh_dir("damage-v1");
+    // The same levels in format 1: header, entries, nothing after.
+    for level in 0..=8 {
+        let bytes = std::fs::read(file(&fresh, level)).unwrap();
+        let n = kalah::db::level_len(HOUSES, level) as usize;
+        let entries = &bytes[64..64 + n];
+        let header = HeaderV1 {
+            houses: HOUSES as u8,
+            rules: RULES,
+            level,
+            entries: n as u64,
+            checksum: checksum_v1(entries),
+        };
+        let mut v1 = header.to_bytes().to_vec();
+        v1.extend_from_slice(entries);
+        std::fs::write(file(&old, level), v1).unwrap();
+    }
+    let d = old.to_str().unwrap();
+    let out = kalah(&["query", "<4,0,0,1,1,0,0,1,1,0,0>", "--db", d]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("kalah db upgrade"), "{err}");
+
+    // A damaged format 1 file is not upgraded; the others are.
+    let damaged = file(&old, 8);
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = kalah(&["db", "upgrade", "--dir", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&damaged).unwrap(), bytes, "left alone");
+    bytes[100] ^= 1;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = kalah(&["db", "upgrade", "--dir", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for level in 0..=8 {
+        assert_eq!(
+            std::fs::read(file(&old, level)).unwrap(),
+            std::fs::read(file(&fresh, level)).unwrap(),
+            "level {level}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    let _ = std::fs::remove_dir_all(&fresh);
+}
