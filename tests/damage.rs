@@ -218,6 +218,18 @@ fn truncated_or_wrong_files_are_named_errors() {
     assert!(right_or_named(&answers(&dir, &in_db, &above), &good, "longer") > 0);
     std::fs::copy(file(&dir, 10), &path).unwrap();
     assert!(right_or_named(&answers(&dir, &in_db, &above), &good, "level 10") > 0);
+    // A FIFO or a directory in a level's place: refused at once, never waited on.
+    std::fs::remove_file(&path).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&path).status();
+    assert!(made.unwrap().success());
+    let got = answers(&dir, &in_db, &above);
+    assert!(right_or_named(&got, &good, "FIFO") > 0);
+    assert!(got.iter().flatten().count() < got.len());
+    let e = got.iter().find_map(|a| a.as_ref().err()).unwrap();
+    assert!(e.contains("not a regular file (a FIFO)"), "{e}");
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir(&path).unwrap();
+    assert!(right_or_named(&answers(&dir, &in_db, &above), &good, "directory") > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

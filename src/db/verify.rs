@@ -129,19 +129,11 @@ pub fn verify(
     for k in 0..=base.max_level() {
         let start = Instant::now();
         let entries = report.levels[k as usize].entries;
-        let picks: Vec<u64> = match coverage {
-            Coverage::Sample(n) if n < entries => {
-                let mut rng = Rng::new(0x6B61_6C61_6800 + u64::from(k));
-                (0..n).map(|_| rng.below(entries)).collect()
-            }
-            _ => Vec::new(),
+        let (sample, checked) = match coverage {
+            Coverage::Sample(n) if n < entries => (true, n),
+            _ => (false, entries),
         };
-        let checked = if picks.is_empty() {
-            entries
-        } else {
-            picks.len() as u64
-        };
-        let result = consistent(base, k, &picks, checked, cancel, progress);
+        let result = consistent(base, k, sample, checked, cancel, progress);
         let check = &mut report.levels[k as usize];
         check.time += start.elapsed();
         match result {
@@ -156,11 +148,13 @@ pub fn verify(
     Ok(report)
 }
 
-/// Checks `checked` entries of level `k` against their moves: those in `picks`, or all.
+/// Checks `checked` entries of level `k` against their moves: all of them in order, or with
+/// `sample` that many drawn at random (each chunk of work draws its own from a seed of its
+/// own, so that the picks need no memory and do not depend on the threads).
 fn consistent(
     base: &Tablebase,
     k: u32,
-    picks: &[u64],
+    sample: bool,
     checked: u64,
     cancel: &AtomicBool,
     progress: &(dyn Fn(VerifyStep) + Sync),
@@ -190,12 +184,10 @@ fn consistent(
         }
         let range = c * chunk..((c + 1) * chunk).min(checked);
         let n = range.end - range.start;
+        let entries = level.len();
+        let mut rng = Rng::new(0x6B61_6C61_6800 ^ u64::from(k) << 40 ^ c);
         for i in range {
-            check(if picks.is_empty() {
-                i
-            } else {
-                picks[i as usize]
-            })?;
+            check(if sample { rng.below(entries) } else { i })?;
         }
         progress(VerifyStep::Entries(
             k,
