@@ -73,6 +73,7 @@ pub fn header<L: kalah::Lanes>(p: &kalah::Position<L>) -> serde_json::Value {
 }
 
 /// Parses `text` (with `to_move` from `--to-move`) into a validated position under `rules`.
+/// The error is one line that shows `text` quoted ([`kalah::text::quote`]).
 pub fn parse_position(
     text: &str,
     to_move: Option<Side>,
@@ -88,7 +89,12 @@ pub fn parse_position(
     } else {
         trimmed.to_owned()
     };
-    let bad = |why: String| CliError::input(format!("invalid position '{text}': {why}"));
+    let bad = |why: String| {
+        CliError::input(format!(
+            "invalid position {}: {why}",
+            kalah::text::quote(text)
+        ))
+    };
     let mut setup: Setup = literal.parse().map_err(|e| bad(format!("{e}")))?;
     match (setup.to_move, to_move) {
         (Some(a), Some(b)) if a != b => {
