@@ -211,7 +211,10 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             PlayerSpec::Human => None,
             spec => Some(
                 spec.make(rules.houses, rules.seeds, rules.rules, &res)
-                    .map_err(|e| CliError::input(format!("cannot make player {spec}: {e}")))?,
+                    .map_err(|e| {
+                        let spec = text::quote(&spec.to_string());
+                        CliError::input(format!("cannot make player {spec}: {e}"))
+                    })?,
             ),
         });
     }
