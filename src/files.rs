@@ -47,8 +47,9 @@ pub fn temporary(path: &Path) -> PathBuf {
 }
 
 /// Opens `path` for reading if it is a regular file; anything else (a directory, a FIFO, a
-/// device, a socket) is an [`std::io::ErrorKind::InvalidInput`] error saying what it is,
-/// without waiting (a FIFO is opened non-blocking, then looked at).
+/// device, a socket) is an [`std::io::ErrorKind::InvalidInput`] error saying what it is
+/// (`it is a FIFO, not a regular file`: the caller names the file), without waiting (a FIFO is
+/// opened non-blocking, then looked at).
 pub fn open_regular(path: &Path) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -64,7 +65,7 @@ pub fn open_regular(path: &Path) -> std::io::Result<File> {
     if !kind.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            format!("not a regular file ({})", describe(&kind)),
+            format!("it is {}, not a regular file", describe(&kind)),
         ));
     }
     Ok(file)
@@ -99,8 +100,8 @@ fn describe(kind: &std::fs::FileType) -> &'static str {
 }
 
 /// The text of the regular file at `path`, at most `max` bytes: a longer file, or one that is
-/// not UTF-8, is an [`std::io::ErrorKind::InvalidData`] error (nothing above the bound is
-/// read).
+/// not UTF-8 (the error names the first line that is not), is an
+/// [`std::io::ErrorKind::InvalidData`] error (nothing above the bound is read).
 pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
     let file = open_regular(path)?;
     let len = file.metadata()?.len();
@@ -114,9 +115,11 @@ pub fn read_text(path: &Path, max: u64) -> std::io::Result<String> {
         return Err(too_big(bytes.len() as u64, max));
     }
     String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
-            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            format!("line {line} is not UTF-8 text"),
         )
     })
 }
@@ -186,13 +189,9 @@ mod tests {
         assert_eq!(read_text(&path, 5).unwrap(), "hello");
         let e = read_text(&path, 4).unwrap_err();
         assert!(e.to_string().contains("too large"), "{e}");
-        std::fs::write(&path, b"\xff").unwrap();
-        assert!(
-            read_text(&path, 5)
-                .unwrap_err()
-                .to_string()
-                .contains("UTF-8")
-        );
+        std::fs::write(&path, b"a\nb\xff").unwrap();
+        let e = read_text(&path, 5).unwrap_err();
+        assert_eq!(e.to_string(), "line 2 is not UTF-8 text");
         let e = open_regular(&dir).unwrap_err();
         assert!(e.to_string().contains("a directory"), "{e}");
         assert_eq!(not_regular(&dir), Some("a directory"));
@@ -205,7 +204,8 @@ mod tests {
             let made = std::process::Command::new("mkfifo").arg(&fifo).status();
             assert!(made.unwrap().success());
             let e = open_regular(&fifo).unwrap_err();
-            assert!(e.to_string().contains("a FIFO"), "{e}");
+            assert_eq!(e.to_string(), "it is a FIFO, not a regular file");
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

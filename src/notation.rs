@@ -15,8 +15,11 @@ use std::str::FromStr;
 
 use crate::position::{Move, Setup};
 use crate::rules::{MAX_HOUSES, MIN_HOUSES, Side};
+use crate::text::quote;
 
-/// Why a text is not a position.
+/// Why a text is not a position. The texts it holds are the user's, as typed; its message
+/// shows them quoted ([`crate::text::quote`]: escaped, cut), so it is one line of bounded
+/// length whatever the input.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum NotationError {
     /// Nothing but whitespace.
@@ -62,10 +65,14 @@ impl fmt::Display for NotationError {
             NotationError::MissingClose => write!(f, "missing closing '>'"),
             NotationError::EmptyField(field) => write!(f, "{field} is empty"),
             NotationError::NotANumber(field, text) => {
-                write!(f, "{field} is '{text}', not a whole number")
+                write!(f, "{field} is {}, not a whole number", quote(text))
             }
-            NotationError::Negative(field, text) => write!(f, "{field} is negative ({text})"),
-            NotationError::TooLarge(field, text) => write!(f, "{field} is too large ({text})"),
+            NotationError::Negative(field, text) => {
+                write!(f, "{field} is negative ({})", quote(text))
+            }
+            NotationError::TooLarge(field, text) => {
+                write!(f, "{field} is too large ({})", quote(text))
+            }
             NotationError::WrongCount {
                 houses,
                 expected,
@@ -80,7 +87,8 @@ impl fmt::Display for NotationError {
             ),
             NotationError::BadSide(text) => write!(
                 f,
-                "'{text}' after the board is not a side to move (expected south or north)"
+                "{} after the board is not a side to move (expected south or north)",
+                quote(text)
             ),
         }
     }
@@ -188,7 +196,7 @@ impl fmt::Display for Setup {
     }
 }
 
-/// Why a text is not a move or a turn.
+/// Why a text is not a move or a turn: the text, as typed (its message shows it quoted).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ParseMoveError(pub String);
 
@@ -196,8 +204,8 @@ impl fmt::Display for ParseMoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "'{}' is not a move (expected house numbers 1 to {MAX_HOUSES} joined by '-', e.g. 3-6)",
-            self.0
+            "{} is not a move (expected house numbers 1 to {MAX_HOUSES} joined by '-', e.g. 3-6)",
+            quote(&self.0)
         )
     }
 }

@@ -5,9 +5,11 @@
 //! the game protocols) goes through [`read_line`], which never holds more than its bound in
 //! memory however long the line is (a stream of zeros is one line, read in bounded pieces and
 //! reported as too long), and reports a line that is not UTF-8 as such, so that the reader can
-//! report that one line and go on. Every error message that repeats what the user typed goes
-//! through [`quote`]: control characters escaped (a terminal never sees a raw escape
-//! sequence), at most [`QUOTE_CHARS`] characters shown.
+//! report that one line and go on. A reader that stops at the first bad line (a protocol whose
+//! peer never sends one) uses [`read_line_cut`], which gives up on a long line at once. Every
+//! error message that repeats what the user typed goes through [`quote`]: control characters
+//! escaped (a terminal never sees a raw escape sequence), at most [`QUOTE_CHARS`] characters
+//! shown; [`escape`] does the same without the quotes, where the context delimits the text.
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead};
@@ -16,7 +18,8 @@ use std::io::{self, BufRead};
 /// excluded): far above any position, move or record line, far below what hurts.
 pub const MAX_LINE: usize = 16 * 1024;
 
-/// Characters of input an error message shows at most (the rest is cut, and says so).
+/// Characters an error message shows of an input at most, escapes included (the rest is cut,
+/// and says so).
 pub const QUOTE_CHARS: usize = 80;
 
 /// One line read by [`read_line`].
@@ -48,6 +51,22 @@ impl Line {
 /// end of the stream (a last line without a line break still counts). A longer line is read
 /// to its end, in pieces, and reported as [`Line::TooLong`]; memory stays within `max`.
 pub fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
+    read(reader, max, true)
+}
+
+/// Reads one line as [`read_line`] does, except that a line longer than `max` is given up as
+/// soon as that is known: [`Line::TooLong`] then holds the bytes read so far (more than `max`,
+/// not the line's length) and the rest of the line is left unread. For a reader that stops at
+/// the first bad line: an endless line (`/dev/zero`) ends it at once instead of being read
+/// for ever.
+pub fn read_line_cut(reader: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
+    read(reader, max, false)
+}
+
+/// [`read_line`] (`whole`: an over-long line is read to its end) or [`read_line_cut`].
+fn read(reader: &mut impl BufRead, max: usize, whole: bool) -> io::Result<Option<Line>> {
+    // One byte more than the bound, for a `\r` before the `\n`.
+    let keep = (max as u64).saturating_add(1);
     let mut line = Vec::new();
     let mut length = 0u64;
     let mut any = false;
@@ -62,16 +81,20 @@ pub fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<Lin
             return Ok(any.then(|| finish(line, length, last, max)));
         }
         any = true;
-        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+        let (mut chunk, mut used, mut done) = match buf.iter().position(|&b| b == b'\n') {
             Some(i) => (&buf[..i], i + 1, true),
             None => (buf, buf.len(), false),
         };
+        if !whole && length.saturating_add(chunk.len() as u64) > keep {
+            // Past the bound (and its `\r`): take one byte more than that and stop.
+            let take = (keep + 1 - length) as usize;
+            (chunk, used, done) = (&chunk[..take], take, true);
+        }
         length = length.saturating_add(chunk.len() as u64);
         if let Some(&b) = chunk.last() {
             last = b;
         }
-        // One byte more than the bound, for a `\r` before the `\n`.
-        if length <= max as u64 + 1 {
+        if length <= keep {
             line.extend_from_slice(chunk);
         }
         reader.consume(used);
@@ -99,22 +122,42 @@ fn finish(mut line: Vec<u8>, mut length: u64, last: u8, max: usize) -> Line {
 
 /// `input` as an error message may show it: in single quotes, control characters and quotes
 /// escaped as Rust escapes them (`\u{1b}`, `\n`, `\'`), cut after [`QUOTE_CHARS`] characters
-/// with the number of characters left out.
+/// shown (an escape counts as the characters it takes) with the number of characters of
+/// `input` left out.
 pub fn quote(input: &str) -> String {
-    let mut out = String::from("'");
-    for (shown, c) in input.chars().enumerate() {
-        if shown == QUOTE_CHARS {
-            let rest = input.chars().count() - shown;
-            let _ = write!(out, "'... ({rest} more characters)");
+    shown(input, true)
+}
+
+/// `input` as [`quote`] shows it, without the quotes (and with `'` as it is): for text whose
+/// place in the message already delimits it (the rest of a line, a version number).
+pub fn escape(input: &str) -> String {
+    shown(input, false)
+}
+
+fn shown(input: &str, quoted: bool) -> String {
+    let quote = if quoted { "'" } else { "" };
+    let mut out = String::from(quote);
+    let mut shown = 0;
+    for (taken, c) in input.chars().enumerate() {
+        let escaped = c.is_control() || (quoted && c == '\'') || c == '\\' || is_invisible(c);
+        let width = if escaped {
+            c.escape_default().count()
+        } else {
+            1
+        };
+        if shown + width > QUOTE_CHARS {
+            let rest = input.chars().count() - taken;
+            let _ = write!(out, "{quote}... ({rest} more characters)");
             return out;
         }
-        if c.is_control() || c == '\'' || c == '\\' || is_invisible(c) {
+        shown += width;
+        if escaped {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
     }
-    out.push('\'');
+    out.push_str(quote);
     out
 }
 
@@ -166,6 +209,23 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_line_is_given_up_at_the_bound_and_the_rest_left_unread() {
+        let mut reader = io::BufReader::with_capacity(3, &b"abcde\r\nabcdefgh\nnext"[..]);
+        let mut next = || read_line_cut(&mut reader, 5).unwrap();
+        assert_eq!(next(), Some(Line::Text("abcde".into())));
+        // Given up after 7 bytes (the bound, a `\r` and one more): the rest stays unread.
+        assert_eq!(next(), Some(Line::TooLong(7)));
+        assert_eq!(next(), Some(Line::Text("h".into())));
+        assert_eq!(next(), Some(Line::Text("next".into())));
+        assert_eq!(next(), None);
+        let mut zeros = io::BufReader::new(io::repeat(0));
+        assert!(matches!(
+            read_line_cut(&mut zeros, MAX_LINE).unwrap(),
+            Some(Line::TooLong(n)) if n == MAX_LINE as u64 + 2
+        ));
+    }
+
+    #[test]
     fn quoted_input_is_escaped_and_cut() {
         assert_eq!(quote("<6,0,0>"), "'<6,0,0>'");
         assert_eq!(quote("a\u{1b}[31mb\n"), "'a\\u{1b}[31mb\\n'");
@@ -175,6 +235,17 @@ mod tests {
         assert_eq!(
             quote(&long),
             format!("'{}'... (920 more characters)", "x".repeat(80))
+        );
+        assert_eq!(escape("it's a\u{1b}\\"), "it's a\\u{1b}\\\\");
+        // Escapes count as what they take: 13 of 6 characters fit in 80.
+        let escapes = "\u{1b}".repeat(1000);
+        assert_eq!(
+            quote(&escapes),
+            format!("'{}'... (987 more characters)", "\\u{1b}".repeat(13))
+        );
+        assert_eq!(
+            escape(&long),
+            format!("{}... (920 more characters)", "x".repeat(80))
         );
     }
 }

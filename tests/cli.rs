@@ -1,7 +1,7 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
-use cli_common::{fresh_dir, json, kalah, kalah_with_input};
+use cli_common::{Watched, fresh_dir, json, kalah, kalah_watched, kalah_with_input};
 
 const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
 
@@ -563,4 +563,167 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
         assert_eq!(with[key], without[key], "{key}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input: endless lines, bytes that are not text, files that are not files
+// ---------------------------------------------------------------------------------------------
+
+/// Longer than any of these runs should take: a run that hangs is killed and fails.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Checks a refusal: exit code 2, one line on stderr that says `says`, nothing on stdout.
+fn refused(run: &Watched, says: &[&str]) {
+    let stderr = run.stderr();
+    assert_eq!(run.output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    for needle in says {
+        assert!(stderr.contains(needle), "{stderr} lacks {needle}");
+    }
+}
+
+#[test]
+fn a_query_batch_survives_an_endless_line_and_a_line_that_is_not_utf8() {
+    let positions = ["<3,0,0,1,2,0,0,1,1>", "<3,4,2,0,0,1,1,0,1> north"];
+    let zeros = vec![0u8; 32 << 20];
+    // Lines 2 to 5: a position, an escape sequence, bytes that are not UTF-8, a position.
+    let mut rest = format!("\n{}\n\u{1b}[2J\n", positions[0]).into_bytes();
+    rest.extend_from_slice(b"\xff\xfe garbage\n");
+    rest.extend_from_slice(format!("{}\n", positions[1]).as_bytes());
+    let args = ["query", "-", "--tt-mb", "16", "--json"];
+    let run = kalah_watched(&args, vec![zeros, rest], LIMIT);
+    let stderr = run.stderr();
+    assert_eq!(run.output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("3 lines of the input"), "{stderr}");
+    let answers: Vec<serde_json::Value> = run
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 5, "{answers:?}");
+    assert_eq!(answers[0]["line"], 1);
+    let long = answers[0]["error"].as_str().unwrap();
+    assert!(long.contains(&format!("{} bytes", 32 << 20)), "{long}");
+    assert_eq!(answers[1]["position"], positions[0]);
+    assert_eq!(answers[2]["line"], 3);
+    let bad = answers[2]["error"].as_str().unwrap();
+    assert!(bad.contains("invalid position '\\u{1b}[2J"), "{bad}");
+    assert_eq!(answers[3]["line"], 4);
+    assert!(answers[3]["error"].as_str().unwrap().contains("not UTF-8"));
+    assert_eq!(answers[4]["position"], positions[1]);
+    // The 32 MiB line was never held: the process stayed small while reading it.
+    if let Some(Some(kib)) = run.peak_kib.first() {
+        assert!(*kib < 24 << 10, "{kib} KiB after the long line");
+    }
+
+    // Without --json: one line on stderr for each bad line, the answers on stdout.
+    let args = ["query", "-", "--tt-mb", "16"];
+    let input = format!(
+        "{}\n\u{7}\u{1b}]0;x\n{}\n",
+        "9".repeat(1 << 20),
+        positions[0]
+    );
+    let run = kalah_watched(&args, vec![input.into_bytes()], LIMIT);
+    let stderr = run.stderr();
+    assert_eq!(run.output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+    assert!(
+        stderr.starts_with("kalah: line 1: line too long"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("kalah: line 2: invalid position '\\u{7}\\u{1b}]0;x'"));
+    assert!(!stderr.contains('\u{1b}'), "{stderr}");
+    assert!(run.stdout().contains("value"), "{}", run.stdout());
+}
+
+#[cfg(unix)]
+#[test]
+fn records_that_are_not_regular_files_are_refused_at_once() {
+    let dir = fresh_dir("cli-not-files");
+    let fifo = dir.join("game.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success());
+    let fifo = fifo.to_str().unwrap();
+    let no_input = || vec![];
+    for args in [
+        vec!["replay", fifo],
+        vec!["play", "--resume", fifo],
+        vec!["replay", "/dev/zero"],
+        vec!["play", "--resume", "/dev/zero"],
+        vec!["replay", dir.to_str().unwrap()],
+    ] {
+        let run = kalah_watched(&args, no_input(), LIMIT);
+        let what = if args.contains(&fifo) {
+            "is a FIFO, not a regular file"
+        } else if args.contains(&"/dev/zero") {
+            "is a device, not a regular file"
+        } else {
+            "is a directory, not a regular file"
+        };
+        refused(&run, &[what, args.last().unwrap()]);
+        assert!(run.output.stdout.is_empty(), "{args:?}");
+    }
+    // A learner's memory must be a file too.
+    let learner = format!("learner:{fifo}");
+    let args = [
+        "play", "-m", "3", "-n", "2", "--south", &learner, "--north", "random",
+    ];
+    let run = kalah_watched(&args, no_input(), LIMIT);
+    refused(&run, &["is a FIFO, not a regular file", fifo]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_record_above_the_bound_or_not_text_is_refused_before_it_is_read() {
+    let dir = fresh_dir("cli-big-record");
+    let big = dir.join("big.txt");
+    // Sparse: the size is what counts, nothing is written.
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(kalah::play::record::MAX_RECORD_BYTES + 1)
+        .unwrap();
+    drop(file);
+    for args in [
+        vec!["replay", big.to_str().unwrap()],
+        vec!["play", "--resume", big.to_str().unwrap()],
+    ] {
+        let run = kalah_watched(&args, vec![], LIMIT);
+        refused(&run, &["too large", "big.txt"]);
+    }
+    // Not UTF-8 on line 3; a hostile line is shown escaped and cut.
+    let binary = dir.join("binary.txt");
+    std::fs::write(
+        &binary,
+        b"variant: Kalah(3,2)\nrules: standard\nsouth \xff\n",
+    )
+    .unwrap();
+    let run = kalah_watched(&["replay", binary.to_str().unwrap()], vec![], LIMIT);
+    refused(&run, &["line 3 is not UTF-8 text"]);
+    let hostile = dir.join("hostile.txt");
+    let line = format!("south 1-\u{1b}[31m{}", "9".repeat(100_000));
+    std::fs::write(
+        &hostile,
+        format!("variant: Kalah(3,2)\nrules: standard\n{line}\n"),
+    )
+    .unwrap();
+    let run = kalah_watched(&["replay", hostile.to_str().unwrap()], vec![], LIMIT);
+    refused(&run, &["line 3", "'\\u{1b}[31m999"]);
+    assert!(run.stderr().len() < 400, "{}", run.stderr());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn positions_on_the_command_line_are_shown_escaped_and_cut() {
+    for position in [
+        format!("<6,0,0,{}>", "9".repeat(100_000)),
+        "<6,0,0,\u{1b}[31mred>".to_owned(),
+        format!("\u{202e}{}", "<".repeat(50_000)),
+    ] {
+        let out = kalah(&["show", &position]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.len() < 400, "{stderr}");
+        assert!(!stderr.contains(['\u{1b}', '\u{202e}']), "{stderr}");
+    }
 }

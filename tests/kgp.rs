@@ -419,6 +419,57 @@ fn bad_lines_from_the_server_are_ignored_with_a_note() {
 }
 
 #[test]
+fn hostile_lines_from_the_server_are_survived_and_the_client_goes_on_answering() {
+    let (listener, port) = listen();
+    let client = client(port, |c| c.time_per_move = ms(200));
+    let mut conn = Conn::accept(&listener);
+    conn.handshake();
+    // m so large that 2m + 3 overflows, and other sizes the arithmetic must not trust.
+    conn.send("1 state <9223372036854775807>");
+    conn.send("3 state <18446744073709551615,0,0>");
+    conn.send("5 state <9223372036854775806,0,0,1>");
+    conn.send("7 state <99999999999999999999999,0,0,1,1>");
+    conn.send("9 state <3,0,0,-1,2,3,4,5,6>");
+    conn.send("11 state <1,0,0,1,1");
+    conn.send("@99999999999999999999 stop");
+    conn.send("set time:clock -5");
+    conn.send("set time:clock 99999999999999999999.5");
+    conn.send("kgp 1 \u{1b}[31m 0");
+    conn.send("error \"\u{1b}]0;owned\u{7}\" \u{1b}[2J");
+    conn.send(&format!("state {}", "<".repeat(10_000)));
+    conn.send(&format!("x {}", "\"".repeat(10_000)));
+    // Two megabytes with no line break, then one: ignored as one line, in bounded memory.
+    conn.raw(&vec![b'7'; 2 << 20]);
+    conn.raw(b"\r\n\xc3\x28 state\r\n");
+    // Seeds that sum past u64 and a house count far beyond the engine: a simple legal move.
+    let huge = "<2,18446744073709551615,18446744073709551615,18446744073709551615,1,1,1>";
+    assert_eq!(ask_until_yield(&mut conn, 13, huge, secs(3)), vec![2]);
+    let wide = format!("<4000,0,0{}>", ",1".repeat(8000));
+    assert_eq!(ask_until_yield(&mut conn, 15, &wide, secs(3)), vec![4000]);
+    // The client still answers pings and states.
+    conn.send("18446744073709551615 ping");
+    conn.until(secs(2), |l| l == "@18446744073709551615 pong");
+    assert!(!ask_until_yield(&mut conn, 17, START, secs(3)).is_empty());
+    conn.send("19 goodbye");
+    let out = client.join().expect("the client never panics");
+    assert_eq!(out.result.map(|s| s.answered), Ok(3));
+    assert!(
+        out.log.contains("ignored a state with a bad board"),
+        "{}",
+        out.log
+    );
+    assert!(out.log.contains("longer than"), "{}", out.log);
+    assert!(out.log.contains("not UTF-8"), "{}", out.log);
+    // What the server sent is in the log escaped, never as raw control characters.
+    assert!(out.log.contains("\\u{1b}]0;owned"), "{}", out.log);
+    assert!(
+        !out.log.chars().any(|c| c.is_control() && c != '\n'),
+        "{}",
+        out.log
+    );
+}
+
+#[test]
 fn moves_are_always_legal_on_boards_of_every_size() {
     let (listener, port) = listen();
     let client = client(port, |c| c.time_per_move = ms(40));

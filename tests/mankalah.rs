@@ -657,6 +657,38 @@ fn a_long_or_binary_line_is_refused() {
     assert!(err.contains("not UTF-8"), "{err}");
 }
 
+#[cfg(unix)]
+#[test]
+fn an_endless_line_is_refused_at_once_and_control_characters_are_shown_escaped() {
+    // /dev/zero is one line that never ends: refused as soon as it passes the bound.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .arg("mankalah")
+        .stdin(Stdio::from(std::fs::File::open("/dev/zero").unwrap()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("the agent read /dev/zero for 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("a line longer than 4096 bytes"), "{err}");
+    assert!(out.stdout.is_empty());
+    // A terminal shows an escape sequence in a message, it does not obey it.
+    assert_refused(&["START;\u{1b}[31mSouth"], 2, "'\\u{1b}[31mSouth'");
+    assert_refused(&["\u{202e}HELLO"], 2, "'\\u{202e}HELLO'");
+    let (_, _, err) = feed(&[&format!("START;{}", "\u{1b}".repeat(1000))]);
+    assert!(!err.contains('\u{1b}') && err.len() < 400, "{err}");
+}
+
 #[test]
 fn input_that_ends_before_end_is_a_failure() {
     assert_refused(&["START;North"], 1, "ended before END");

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 mod cli_common;
-use cli_common::fresh_dir;
+use cli_common::{fresh_dir, kalah_watched};
 
 use kalah::play::players::Searcher;
 use kalah::play::record::Record;
@@ -410,6 +410,47 @@ fn a_scripted_game_through_stdin() {
     let (ok, _, err) = play_cli(&["--north", "wizard"], "");
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_long_line_or_bytes_that_are_not_text_at_the_prompt_get_one_message_and_the_prompt_again() {
+    let dir = fresh_dir("play-hostile");
+    let record = dir.join("game.txt");
+    let args = [
+        "play",
+        "-m",
+        "2",
+        "-n",
+        "1",
+        "--north",
+        "greedy",
+        "--record",
+        record.to_str().unwrap(),
+    ];
+    let limit = std::time::Duration::from_secs(20);
+    // Kalah(2,1) played 2 then 1 (as in the scripted game), between hostile lines.
+    let mut input = vec![b'x'; 3 << 20];
+    input.extend_from_slice(b"\n\xff\xfe\n\x1b[31m\n2\n1\n");
+    let run = kalah_watched(&args, vec![input], limit);
+    let out = run.stdout();
+    assert!(run.output.status.success(), "{}", run.stderr());
+    assert!(out.contains("line too long (3145728 bytes"), "{out}");
+    assert!(out.contains("not UTF-8 text"), "{out}");
+    assert!(out.contains("'\\u{1b}[31m' is not a house number"), "{out}");
+    assert!(
+        !out.contains('\u{1b}'),
+        "the escape sequence reached the terminal"
+    );
+    assert!(out.contains("South wins by 2"), "{out}");
+    assert_eq!(out.matches("your move").count(), 5, "{out}");
+    // An endless line, then the end of the input: one message, and the game so far is saved.
+    let run = kalah_watched(&args, vec![vec![0; 8 << 20]], limit);
+    let out = run.stdout();
+    assert!(run.output.status.success(), "{}", run.stderr());
+    assert_eq!(out.matches("line too long").count(), 1, "{out}");
+    assert!(out.contains("end of input: stopping"), "{out}");
+    assert!(Record::parse(&std::fs::read_to_string(&record).unwrap()).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -32,7 +32,9 @@
 //!   `game:opponent` are written to the log; other options are ignored, as the spec requires.
 //! - **`error`** and **`nok`** from the server are logged and reported as events; `ok` and
 //!   `init` are accepted silently; any other command, and every line that does not parse
-//!   (bad syntax, not UTF-8, longer than [`MAX_LINE`]), is ignored with a note in the log.
+//!   (bad syntax, not UTF-8, longer than [`MAX_LINE`]) or makes no sense (a `state` whose
+//!   board is not a board), is ignored with a note in the log (the line escaped and cut,
+//!   [`crate::text::quote`]). No line from the server ends the client or makes it panic.
 //! - **`goodbye`** ends the client normally. A connection that fails or closes without a
 //!   goodbye is retried after a delay that doubles each time (from
 //!   [`ClientConfig::retry_delay`], at most [`MAX_RETRY_DELAY`]), at most
@@ -51,7 +53,7 @@
 //! The library never prints: what happens comes back as [`Event`]s and log lines.
 
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufReader, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -66,9 +68,10 @@ use crate::play::anytime::{Engine, EngineConfig, Thought};
 use crate::play::{Action, Game, GameRules, PlayRules, PlayState};
 use crate::position::{AnyPosition, Move, Setup};
 use crate::rules::Rules;
+use crate::text::{self, Line, escape, quote};
 
-/// The longest command line the spec allows (16384 characters, line break included); longer
-/// lines are ignored.
+/// The longest command line taken, in bytes, line break excluded: the spec's limit (16384
+/// characters). A longer line is read to its end in bounded memory and ignored.
 pub const MAX_LINE: usize = 16384;
 
 /// The major protocol version this client speaks.
@@ -210,7 +213,8 @@ impl fmt::Display for Command {
     }
 }
 
-/// Why a line is not a command.
+/// Why a line is not a command (a message that shows the line's text quoted,
+/// [`crate::text::quote`]).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ParseCommandError(pub String);
 
@@ -247,14 +251,13 @@ impl FromStr for Command {
                     .flatten()
             };
             if !id_text.is_empty() {
-                id =
-                    Some(number(id_text).ok_or_else(|| {
-                        ParseCommandError(format!("'{head}' is not a command id"))
-                    })?);
+                id = Some(number(id_text).ok_or_else(|| {
+                    ParseCommandError(format!("{} is not a command id", quote(head)))
+                })?);
             }
             if let Some(r) = ref_text {
                 reference = Some(number(r).ok_or_else(|| {
-                    ParseCommandError(format!("'{head}' is not a command reference"))
+                    ParseCommandError(format!("{} is not a command reference", quote(head)))
                 })?);
             }
             rest = rest[end..].trim_start();
@@ -266,7 +269,8 @@ impl FromStr for Command {
         }
         if !name.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return Err(ParseCommandError(format!(
-                "'{name}' is not a command name (letters and digits)"
+                "{} is not a command name (letters and digits)",
+                quote(name)
             )));
         }
         let args = parse_arguments(&rest[end..])?;
@@ -450,7 +454,7 @@ impl fmt::Display for Answer {
         }
         write!(f, " {}", self.board)?;
         if let Some(g) = &self.game {
-            write!(f, " (game {g:?})")?;
+            write!(f, " (game {})", quote(g))?;
         }
         f.write_str(":")?;
         if self.moves.is_empty() {
@@ -497,12 +501,14 @@ pub enum Event {
     },
     /// The server's `kgp` greeting was answered with `mode freeplay`.
     Greeted {
-        /// The server's protocol version, `1.0.0`.
+        /// The server's protocol version, `1.0.0`, as sent (show it with
+        /// [`crate::text::escape`]).
         version: String,
     },
     /// One `state` answered.
     Answered(Answer),
-    /// The server sent `error` or `nok`.
+    /// The server sent `error` or `nok`: the command and its arguments as sent (show them
+    /// with [`crate::text::escape`]).
     ServerError(String),
     /// The connection failed or was lost.
     Disconnected {
@@ -543,7 +549,7 @@ pub enum KgpError {
     },
     /// The server speaks another major version of the protocol.
     Incompatible {
-        /// Its version, as sent.
+        /// Its version, as sent (the message shows it escaped and cut).
         version: String,
     },
 }
@@ -563,7 +569,8 @@ impl fmt::Display for KgpError {
             ),
             KgpError::Incompatible { version } => write!(
                 f,
-                "the server speaks KGP {version}; this client speaks KGP {PROTOCOL_MAJOR}.x"
+                "the server speaks KGP {}; this client speaks KGP {PROTOCOL_MAJOR}.x",
+                escape(version)
             ),
         }
     }
@@ -627,6 +634,7 @@ enum Incoming {
         request: Arc<Request>,
         received: Instant,
     },
+    /// A line ignored: as the log shows it (quoted), and why.
     Bad {
         line: String,
         why: String,
@@ -692,7 +700,10 @@ impl Client<'_> {
                             return Ok(self.summary);
                         }
                         SessionEnd::Incompatible(version) => {
-                            self.note(&format!("the server speaks KGP {version}: giving up"));
+                            self.note(&format!(
+                                "the server speaks KGP {}: giving up",
+                                escape(&version)
+                            ));
                             return Err(KgpError::Incompatible { version });
                         }
                         SessionEnd::Lost { reason, answered } => {
@@ -841,7 +852,10 @@ impl Client<'_> {
                             return lost(format!("cannot write to the server: {e}"), answered);
                         }
                         greeted = true;
-                        self.note(&format!("server speaks KGP {version}; sent mode freeplay"));
+                        self.note(&format!(
+                            "server speaks KGP {}; sent mode freeplay",
+                            escape(&version)
+                        ));
                         self.event(Event::Greeted { version });
                     }
                     "goodbye" => return SessionEnd::Goodbye,
@@ -856,11 +870,14 @@ impl Client<'_> {
                                 .map(|a| format!(" {}", a.as_text().unwrap_or(&a.to_string())))
                                 .collect::<String>()
                         );
-                        self.note(&format!("the server says: {text}"));
+                        self.note(&format!("the server says: {}", escape(&text)));
                         self.event(Event::ServerError(text));
                     }
                     "init" | "ok" | "pong" => {}
-                    _ => self.note(&format!("ignored an unknown command: {command}")),
+                    _ => self.note(&format!(
+                        "ignored an unknown command: {}",
+                        quote(&command.to_string())
+                    )),
                 },
             }
         }
@@ -889,7 +906,10 @@ impl Client<'_> {
             command.args.first().and_then(Argument::as_text),
             command.args.get(1),
         ) else {
-            self.note(&format!("ignored a set without an option: {command}"));
+            self.note(&format!(
+                "ignored a set without an option: {}",
+                quote(&command.to_string())
+            ));
             return;
         };
         match option {
@@ -908,8 +928,7 @@ impl Client<'_> {
                 }
                 self.note(&format!(
                     "{option} {}",
-                    text.as_deref()
-                        .map_or("(none)".into(), |t| format!("{t:?}"))
+                    text.as_deref().map_or("(none)".into(), quote)
                 ));
             }
             _ => {}
@@ -939,11 +958,17 @@ impl Client<'_> {
         received: Instant,
     ) -> Option<Answer> {
         let Some(Argument::Board(board)) = command.args.first() else {
-            self.note(&format!("ignored a state without a board: {command}"));
+            self.note(&format!(
+                "ignored a state without a board: {}",
+                quote(&command.to_string())
+            ));
             return None;
         };
         let Some(houses) = raw_south(board) else {
-            self.note(&format!("ignored a state with a bad board: {command}"));
+            self.note(&format!(
+                "ignored a state with a bad board: {}",
+                quote(&command.to_string())
+            ));
             return None;
         };
         let mut answer = Answer {
@@ -1119,7 +1144,8 @@ fn send_move(shared: &Shared, request: &Request, house: usize) -> io::Result<()>
 }
 
 /// The mover's houses of a board literal of any size, if it is well formed (m ≥ 1 and
-/// 2m + 3 numbers).
+/// 2m + 3 numbers; m is the server's, so it may be anything: the count is checked, never
+/// computed with an overflow).
 fn raw_south(board: &str) -> Option<Vec<u64>> {
     let inner = board.strip_prefix('<')?.strip_suffix('>')?;
     let numbers: Vec<u64> = inner
@@ -1127,7 +1153,8 @@ fn raw_south(board: &str) -> Option<Vec<u64>> {
         .map(|t| t.trim().parse::<u64>().ok())
         .collect::<Option<_>>()?;
     let m = usize::try_from(*numbers.first()?).ok()?;
-    (m >= 1 && numbers.len() == 2 * m + 3).then(|| numbers[3..3 + m].to_vec())
+    let expected = m.checked_mul(2)?.checked_add(3)?;
+    (m >= 1 && numbers.len() == expected).then(|| numbers[3..3 + m].to_vec())
 }
 
 /// The simple rule: a house whose last seed lands in the store (the one nearest the store),
@@ -1160,75 +1187,24 @@ fn connect(config: &ClientConfig) -> io::Result<TcpStream> {
     Err(last)
 }
 
-/// One line read: its bytes (line break removed), or its length if it was too long.
-enum Line {
-    Text(Vec<u8>),
-    TooLong(usize),
-}
-
-/// Reads one line of at most [`MAX_LINE`] bytes; `None` at the end of the stream (a last
-/// line without a line break still counts).
-fn read_line(reader: &mut impl BufRead) -> io::Result<Option<Line>> {
-    let mut line = Vec::new();
-    let mut length = 0usize;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            return Ok((length > 0).then(|| finish_line(line, length)));
-        }
-        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        length += chunk.len();
-        if length <= MAX_LINE {
-            line.extend_from_slice(chunk);
-        }
-        let used = done.unwrap_or(buf.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(Some(finish_line(line, length)));
-        }
-    }
-}
-
-fn finish_line(mut line: Vec<u8>, length: usize) -> Line {
-    if length > MAX_LINE {
-        return Line::TooLong(length);
-    }
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
-    Line::Text(line)
-}
-
 /// The reading thread: answers `ping` and applies `stop` itself, passes the rest on.
 fn read_loop(stream: TcpStream, shared: &Shared, tx: &Sender<Incoming>) {
     let mut reader = BufReader::new(stream);
     let closed = loop {
-        let line = match read_line(&mut reader) {
+        let bad = |line: String, why: String| tx.send(Incoming::Bad { line, why });
+        let text = match text::read_line(&mut reader, MAX_LINE) {
             Ok(None) => break "the server closed the connection".to_owned(),
             Err(e) => break format!("reading from the server failed: {e}"),
             Ok(Some(Line::TooLong(n))) => {
                 let why = format!("{n} bytes, longer than {MAX_LINE}");
-                let _ = tx.send(Incoming::Bad {
-                    line: "(not kept)".into(),
-                    why,
-                });
+                let _ = bad("(not kept)".into(), why);
                 continue;
             }
-            Ok(Some(Line::Text(bytes))) => bytes,
-        };
-        let Ok(text) = String::from_utf8(line.clone()) else {
-            let _ = tx.send(Incoming::Bad {
-                line: String::from_utf8_lossy(&line).into_owned(),
-                why: "not UTF-8".into(),
-            });
-            continue;
+            Ok(Some(Line::NotUtf8(bytes))) => {
+                let _ = bad(quote(&String::from_utf8_lossy(&bytes)), "not UTF-8".into());
+                continue;
+            }
+            Ok(Some(Line::Text(text))) => text,
         };
         if text.trim().is_empty() {
             continue;
@@ -1236,10 +1212,7 @@ fn read_loop(stream: TcpStream, shared: &Shared, tx: &Sender<Incoming>) {
         let command = match text.parse::<Command>() {
             Ok(c) => c,
             Err(e) => {
-                let _ = tx.send(Incoming::Bad {
-                    line: text,
-                    why: e.to_string(),
-                });
+                let _ = bad(quote(&text), e.to_string());
                 continue;
             }
         };
@@ -1366,6 +1339,9 @@ mod tests {
         assert_eq!(raw_south("<2,0,0,1,2,3,4>"), Some(vec![1, 2]));
         assert_eq!(raw_south("<2,0,0,1,2,3>"), None);
         assert_eq!(raw_south("<0,0,0>"), None);
+        // 2m + 3 would overflow: not a board, not a panic.
+        assert_eq!(raw_south("<9223372036854775807>"), None);
+        assert_eq!(raw_south("<18446744073709551615,0,0>"), None);
     }
 
     #[test]
@@ -1374,16 +1350,6 @@ mod tests {
         assert_eq!(backoff(d, 1), d);
         assert_eq!(backoff(d, 3), 4 * d);
         assert_eq!(backoff(d, 40), MAX_RETRY_DELAY);
-    }
-
-    #[test]
-    fn long_lines_are_cut_and_crlf_is_removed() {
-        let text = format!("a\r\n{}\nb", "x".repeat(MAX_LINE + 1));
-        let mut r = io::BufReader::with_capacity(7, text.as_bytes());
-        assert!(matches!(read_line(&mut r).unwrap(), Some(Line::Text(l)) if l == b"a"));
-        assert!(matches!(read_line(&mut r).unwrap(), Some(Line::TooLong(_))));
-        assert!(matches!(read_line(&mut r).unwrap(), Some(Line::Text(l)) if l == b"b"));
-        assert!(read_line(&mut r).unwrap().is_none());
     }
 
     #[test]

@@ -54,6 +54,7 @@ use crate::play::anytime::{Engine, EngineConfig, Thought};
 use crate::play::{Action, Game, GameRules, PlayError, PlayRules, PlayState};
 use crate::position::{Move, Setup};
 use crate::rules::Side;
+use crate::text::quote;
 
 /// Houses a side in ManKalah.
 pub const HOUSES: usize = 7;
@@ -72,7 +73,8 @@ pub const RULES: GameRules = GameRules {
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(3600);
 /// Time charged for each reply on top of the thinking measured (reading, writing, the pipe).
 pub const REPLY_OVERHEAD: Duration = Duration::from_millis(10);
-/// The longest line accepted from the engine, in bytes (a board line is about 60).
+/// The longest line accepted from the engine, in bytes, line break excluded (a board line is
+/// about 60). A longer line is refused as soon as it passes this, unread beyond it.
 pub const MAX_LINE: usize = 4096;
 
 /// A board as the engine sends it: absolute sides, each row house 1 first.
@@ -128,21 +130,22 @@ impl EngineBoard {
             .sum()
     }
 
-    /// Parses the board field of a `CHANGE` message (16 numbers, 98 seeds in all).
+    /// Parses the board field of a `CHANGE` message (16 numbers, 98 seeds in all). The error
+    /// shows the text quoted ([`crate::text::quote`]).
     pub fn parse(text: &str) -> Result<EngineBoard, String> {
-        let fields: Vec<&str> = text.split(',').collect();
         let expected = 2 * (HOUSES + 1);
-        if fields.len() != expected {
+        let found = text.split(',').count();
+        if found != expected {
             return Err(format!(
-                "the board '{text}' has {} numbers, expected {expected} (North's 7 houses and \
+                "the board {} has {found} numbers, expected {expected} (North's 7 houses and \
                  store, South's 7 houses and store)",
-                fields.len()
+                quote(text)
             ));
         }
         let mut numbers = [0u32; 2 * (HOUSES + 1)];
-        for (n, field) in numbers.iter_mut().zip(&fields) {
+        for (n, field) in numbers.iter_mut().zip(text.split(',')) {
             *n = parse_natural(field)
-                .ok_or_else(|| format!("'{field}' in the board is not a number of seeds"))?;
+                .ok_or_else(|| format!("{} in the board is not a number of seeds", quote(field)))?;
         }
         let mut board = EngineBoard {
             north: [0; HOUSES],
@@ -156,7 +159,8 @@ impl EngineBoard {
             .copy_from_slice(&numbers[HOUSES + 1..2 * HOUSES + 1]);
         if board.seeds() != u64::from(TOTAL_SEEDS) {
             return Err(format!(
-                "the board '{text}' holds {} seeds, expected {TOTAL_SEEDS} (Kalah(7,7))",
+                "the board {} holds {} seeds, expected {TOTAL_SEEDS} (Kalah(7,7))",
+                quote(text),
                 board.seeds()
             ));
         }
@@ -221,7 +225,8 @@ pub enum Message {
 }
 
 impl Message {
-    /// Parses one line (without its `\n`), or says what is wrong with it.
+    /// Parses one line (without its `\n`), or says what is wrong with it (the line's text
+    /// quoted, [`crate::text::quote`]).
     pub fn parse(line: &str) -> Result<Message, String> {
         let fields: Vec<&str> = line.split(';').collect();
         match fields[0] {
@@ -229,7 +234,8 @@ impl Message {
                 ["South"] => Ok(Message::Start(Side::South)),
                 ["North"] => Ok(Message::Start(Side::North)),
                 [side] => Err(format!(
-                    "START names the side '{side}', expected South or North"
+                    "START names the side {}, expected South or North",
+                    quote(side)
                 )),
                 _ => Err("START takes one field, the side (START;South or START;North)".into()),
             },
@@ -246,7 +252,10 @@ impl Message {
                     let house = parse_natural(mv)
                         .filter(|h| (1..=HOUSES as u32).contains(h))
                         .ok_or_else(|| {
-                            format!("the move '{mv}' is neither a house 1 to {HOUSES} nor SWAP")
+                            format!(
+                                "the move {} is neither a house 1 to {HOUSES} nor SWAP",
+                                quote(mv)
+                            )
                         })?;
                     Action::Sow(Move::new(house as usize).expect("a house 1 to 7"))
                 };
@@ -255,7 +264,9 @@ impl Message {
                     "YOU" => Turn::You,
                     "OPP" => Turn::Opp,
                     "END" => Turn::End,
-                    _ => return Err(format!("the turn '{turn}' is not YOU, OPP or END")),
+                    _ => {
+                        return Err(format!("the turn {} is not YOU, OPP or END", quote(turn)));
+                    }
                 };
                 Ok(Message::Change {
                     action,
@@ -267,7 +278,8 @@ impl Message {
             "END" => Err("END takes no fields".into()),
             "" if line.is_empty() => Err("an empty line".into()),
             name => Err(format!(
-                "unknown message '{name}' (expected START, CHANGE or END)"
+                "unknown message {} (expected START, CHANGE or END)",
+                quote(name)
             )),
         }
     }
@@ -295,7 +307,7 @@ impl fmt::Display for Reply {
 /// A message the agent cannot make sense of: the line and what is wrong with it.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ProtocolError {
-    /// The line (cut to 100 characters).
+    /// The line as the message shows it ([`crate::text::quote`]: quoted, escaped, cut).
     pub line: String,
     /// What is wrong.
     pub reason: String,
@@ -303,12 +315,8 @@ pub struct ProtocolError {
 
 impl ProtocolError {
     fn new(line: &str, reason: impl Into<String>) -> ProtocolError {
-        let mut shown: String = line.chars().take(100).collect();
-        if shown.len() < line.len() {
-            shown.push_str("...");
-        }
         ProtocolError {
-            line: shown,
+            line: quote(line),
             reason: reason.into(),
         }
     }
@@ -318,9 +326,8 @@ impl fmt::Display for ProtocolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "bad message from the engine '{}': {}",
-            self.line.escape_debug(),
-            self.reason
+            "bad message from the engine {}: {}",
+            self.line, self.reason
         )
     }
 }
@@ -608,8 +615,9 @@ impl Agent {
                 side.map_or("nobody (game over)".to_owned(), |s| s.to_string())
             };
             self.notes.push(format!(
-                "the engine's view differs from ours after '{line}': board {board} with {} to \
+                "the engine's view differs from ours after {}: board {board} with {} to \
                  move, ours {ours} with {} to move; continuing from the engine's",
+                quote(line),
                 who(to_move),
                 who(our_turn)
             ));

@@ -73,6 +73,7 @@ pub fn header<L: kalah::Lanes>(p: &kalah::Position<L>) -> serde_json::Value {
 }
 
 /// Parses `text` (with `to_move` from `--to-move`) into a validated position under `rules`.
+/// The error is one line that shows `text` quoted ([`kalah::text::quote`]).
 pub fn parse_position(
     text: &str,
     to_move: Option<Side>,
@@ -88,7 +89,12 @@ pub fn parse_position(
     } else {
         trimmed.to_owned()
     };
-    let bad = |why: String| CliError::input(format!("invalid position '{text}': {why}"));
+    let bad = |why: String| {
+        CliError::input(format!(
+            "invalid position {}: {why}",
+            kalah::text::quote(text)
+        ))
+    };
     let mut setup: Setup = literal.parse().map_err(|e| bad(format!("{e}")))?;
     match (setup.to_move, to_move) {
         (Some(a), Some(b)) if a != b => {
@@ -115,4 +121,47 @@ pub fn side_text(side: Option<Side>) -> String {
 /// Prints a JSON value on one line.
 pub fn print_json(value: &serde_json::Value) {
     println!("{value}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Whatever is typed: a position or one line of bounded length, nothing a terminal
+        /// would obey (the rest of the parsers: tests/fuzz.rs).
+        #[test]
+        fn any_text_is_a_position_or_a_readable_error(
+            text in prop_oneof![any::<String>(), "[<>0-9, a-z\u{1b}\n-]{0,40}"],
+            to_move in prop::option::of(prop_oneof![Just(Side::South), Just(Side::North)]),
+        ) {
+            match parse_position(&text, to_move, Rules::Standard) {
+                Ok(position) => {
+                    let again = parse_position(&position.to_string(), None, Rules::Standard);
+                    prop_assert_eq!(again.ok(), Some(position));
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code, 2);
+                    prop_assert!(e.message.chars().count() <= 400, "{}", e.message);
+                    prop_assert!(!e.message.chars().any(char::is_control), "{}", e.message);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_megabyte_position_is_one_short_line() {
+        for filler in ["9", ",", "\u{1b}", "<"] {
+            let text = format!("<6,0,0,{}>", filler.repeat(1 << 20));
+            let e = parse_position(&text, None, Rules::Standard).unwrap_err();
+            assert!(e.message.len() < 400, "{}", e.message);
+            assert!(!e.message.contains('\u{1b}'), "{}", e.message);
+        }
+        // The bare list of numbers, brackets left out.
+        let p = parse_position("2,0,0,1,1,1,1 north", None, Rules::Standard).unwrap();
+        assert_eq!(p.to_string(), "<2,0,0,1,1,1,1> north");
+    }
 }

@@ -4,16 +4,17 @@
 use std::io::Write;
 use std::path::Path;
 
-use kalah::play::record::Record;
+use kalah::play::record::{MAX_RECORD_BYTES, Record};
 
 use super::CliError;
 
 /// The game record in `file`; an unreadable or invalid file is an input error naming it (and
-/// the line at fault).
+/// the line at fault). Only a regular file of at most [`MAX_RECORD_BYTES`] is read: a FIFO or
+/// a device (`/dev/zero`) is refused at once, without waiting or reading.
 pub fn read_record(file: &Path) -> Result<Record, CliError> {
     let name = file.display();
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| CliError::input(format!("cannot read {name}: {e}")))?;
+    let text = kalah::files::read_text(file, MAX_RECORD_BYTES)
+        .map_err(|e| CliError::input(format!("cannot read the record {name}: {e}")))?;
     Record::parse(&text).map_err(|e| {
         if e.line == 0 {
             CliError::input(format!("invalid record {name}: {}", e.message))

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use kalah::bots::kgp::{self, ClientConfig, Event, KgpError};
+use kalah::text::escape;
 
 use super::CliError;
 
@@ -150,12 +151,13 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
     let verbose = args.verbose;
     let result = kgp::run(&config, &mut log, &mut |event| match event {
         Event::Connected { address } => eprintln!("kalah kgp: connected to {address}"),
-        Event::Greeted { version } => {
-            eprintln!("kalah kgp: the server speaks KGP {version}; playing freeplay")
-        }
+        Event::Greeted { version } => eprintln!(
+            "kalah kgp: the server speaks KGP {}; playing freeplay",
+            escape(version)
+        ),
         Event::Answered(answer) if verbose => eprintln!("kalah kgp: {answer}"),
         Event::Answered(_) => {}
-        Event::ServerError(text) => eprintln!("kalah kgp: the server says: {text}"),
+        Event::ServerError(text) => eprintln!("kalah kgp: the server says: {}", escape(text)),
         Event::Disconnected { reason } => eprintln!("kalah kgp: {reason}"),
         Event::Retrying { attempt, of, delay } => eprintln!(
             "kalah kgp: reconnecting in {:.1} s (attempt {attempt} of {of})",

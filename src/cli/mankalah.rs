@@ -1,7 +1,7 @@
 //! `kalah mankalah`: an agent for the Manchester ManKalah game engine, over stdin and stdout.
 
 use std::fs::File;
-use std::io::{BufRead, BufWriter, Read, Write};
+use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,6 +12,7 @@ use kalah::bots::mankalah::{Agent, DEFAULT_BUDGET, HOUSES, MAX_LINE, Next};
 use kalah::db::{Access, Tablebase};
 use kalah::play::anytime::EngineConfig;
 use kalah::play::record::now_utc;
+use kalah::text::{self, Line};
 
 use super::CliError;
 
@@ -23,8 +24,9 @@ use super::CliError;
 /// CHANGE;<move|SWAP>;<board>;YOU|OPP|END and END, and answers MOVE;<house> or SWAP when it is
 /// its turn. Boards list North's houses 1 to 7, North's store, South's houses 1 to 7, South's
 /// store. stdout carries only the answers; notes (a board that differs from the agent's own
-/// view, which it then follows) go to stderr. A malformed message ends the agent with one line
-/// on stderr and exit code 2; input that ends before END, exit code 1.
+/// view, which it then follows) go to stderr. A malformed message (also a line over 4096
+/// bytes, or not UTF-8) ends the agent with one line on stderr and exit code 2; input that
+/// ends before END, exit code 1.
 ///
 /// Example: kalah mankalah --time-budget 3600 --db db --log agent.log
 #[derive(Args, Debug)]
@@ -151,27 +153,23 @@ pub fn run(args: MankalahArgs) -> Result<(), CliError> {
     }
 }
 
-/// One line from the engine without its `\n`; `None` at the end of the input.
+/// One line from the engine without its line break (`\n` or `\r\n`); `None` at the end of
+/// the input. A line longer than [`MAX_LINE`] is refused as soon as
+/// it is (an endless line is not read to its end), as is a line that is not UTF-8.
 fn read_line(input: &mut impl BufRead) -> Result<Option<String>, CliError> {
-    let mut bytes = Vec::new();
-    input
-        .by_ref()
-        .take(MAX_LINE as u64 + 1)
-        .read_until(b'\n', &mut bytes)
+    let line = text::read_line_cut(input, MAX_LINE)
         .map_err(|e| CliError::failure(format!("cannot read from the engine: {e}")))?;
-    if bytes.is_empty() {
-        return Ok(None);
-    }
-    if bytes.last() == Some(&b'\n') {
-        bytes.pop();
-    } else if bytes.len() > MAX_LINE {
-        return Err(CliError::input(format!(
+    match line {
+        None => Ok(None),
+        Some(Line::Text(text)) => Ok(Some(text)),
+        Some(Line::TooLong(_)) => Err(CliError::input(format!(
             "bad message from the engine: a line longer than {MAX_LINE} bytes"
-        )));
+        ))),
+        Some(Line::NotUtf8(bytes)) => Err(CliError::input(format!(
+            "bad message from the engine {}: not UTF-8 text",
+            text::quote(&String::from_utf8_lossy(&bytes))
+        ))),
     }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| CliError::input("bad message from the engine: a line that is not UTF-8 text"))
 }
 
 /// The `--log` file: every line with the seconds since the start.

@@ -9,6 +9,7 @@ use clap::builder::TypedValueParser as _;
 use kalah::db::{Access, Tablebase};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources};
+use kalah::text;
 use kalah::{AnyPosition, Solver, SolverConfig, with_position};
 
 use super::CliError;
@@ -79,6 +80,10 @@ pub fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayR
 
 /// Where `quit` saves when no --record is given.
 const SAVED_GAME: &str = "kalah-saved-game.txt";
+
+/// The longest line a human may type, in bytes: a command is a few characters, so this is
+/// plenty, and a longer line (a file piped by mistake) is one error, read in bounded memory.
+const MAX_HUMAN_LINE: usize = 1024;
 
 /// Checks the variant of a game to be played.
 pub fn game_rules(
@@ -182,9 +187,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             .unwrap_or_else(|| default.to_owned());
         let spec = name.parse::<PlayerSpec>().map_err(|e| {
             if given.is_none() && saved_names.is_some() {
-                CliError::input(format!(
-                    "the resumed game's player '{name}' is not a player: {e} (give {flag})"
-                ))
+                CliError::input(format!("the resumed record names an {e} (give {flag})"))
             } else {
                 CliError::input(e.to_string())
             }
@@ -208,7 +211,10 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             PlayerSpec::Human => None,
             spec => Some(
                 spec.make(rules.houses, rules.seeds, rules.rules, &res)
-                    .map_err(|e| CliError::input(format!("cannot make player {spec}: {e}")))?,
+                    .map_err(|e| {
+                        let spec = text::quote(&spec.to_string());
+                        CliError::input(format!("cannot make player {spec}: {e}"))
+                    })?,
             ),
         });
     }
@@ -233,7 +239,8 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     };
     println!(
         "{rules}: {} (South) against {} (North)",
-        session.names[0], session.names[1]
+        text::escape(&session.names[0]),
+        text::escape(&session.names[1])
     );
     if let Some(file) = &args.resume {
         let n = session.game.actions().len();
@@ -393,7 +400,7 @@ impl<R: BufRead> Session<R> {
                 return Ok(true);
             };
             let seat = self.game.seat(side);
-            let who = self.names[seat].clone();
+            let who = text::escape(&self.names[seat]);
             let action = match &mut players[seat] {
                 Some(engine) => {
                     let before = engine.nodes();
@@ -428,19 +435,28 @@ impl<R: BufRead> Session<R> {
             let swap = if self.game.can_swap() { ", swap" } else { "" };
             print!("{side}, your move (1-{m}, hint, undo{swap}, quit): ");
             let _ = std::io::stdout().flush();
-            let mut line = String::new();
-            let read = self
-                .input
-                .read_line(&mut line)
+            // Bounded: an endless line is read in pieces, reported, and the prompt comes back.
+            let read = text::read_line(&mut self.input, MAX_HUMAN_LINE)
                 .map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
-            if read == 0 {
+            let Some(line) = read else {
                 println!("\nend of input: stopping");
                 return Ok(Ask::Quit);
-            }
+            };
+            let line = match line.into_text(MAX_HUMAN_LINE) {
+                Ok(line) => line,
+                Err(why) => {
+                    if !self.interactive {
+                        println!();
+                    }
+                    println!("{why}");
+                    continue;
+                }
+            };
             let line = line.trim();
             if !self.interactive {
-                // Piped input: show what was read, so the transcript reads like a session.
-                println!("{line}");
+                // Piped input: show what was read, so the transcript reads like a session
+                // (escaped: the terminal shows the input, it does not obey it).
+                println!("{}", text::escape(line));
             }
             match line {
                 "" => continue,
@@ -460,9 +476,10 @@ impl<R: BufRead> Session<R> {
                         let why = self.game.clone().play(action).err().map(|e| e.to_string());
                         println!("{}", why.unwrap_or_else(|| "not allowed now".into()));
                     }
-                    Err(_) => {
-                        println!("'{line}' is not a house number (1-{m}), hint, undo{swap} or quit")
-                    }
+                    Err(_) => println!(
+                        "{} is not a house number (1-{m}), hint, undo{swap} or quit",
+                        text::quote(line)
+                    ),
                 },
             }
         }

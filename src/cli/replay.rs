@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kalah::db::Tablebase;
 use kalah::play::record::Record;
 use kalah::play::{Action, Game, PlayRules, PlayState};
+use kalah::text::escape;
 use kalah::{AnyPosition, Lanes, Move, Position, Rules, Side, Solver, SolverConfig, with_position};
 use serde_json::json;
 
@@ -260,16 +261,17 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
 
 fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, file: &Path) {
     let r = record.rules;
-    let names = [&record.south, &record.north];
+    // The names and the date are the file's text: shown escaped, never obeyed by the terminal.
+    let names = [escape(&record.south), escape(&record.north)];
     println!(
         "{r}: South {}, North {} ({}{})",
-        record.south,
-        record.north,
+        names[0],
+        names[1],
         file.display(),
         record
             .date
             .as_ref()
-            .map_or(String::new(), |d| format!(", {d}"))
+            .map_or(String::new(), |d| format!(", {}", escape(d)))
     );
     match r.rules {
         PlayRules::AwariBasic => {

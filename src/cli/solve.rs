@@ -264,19 +264,27 @@ struct Batch {
 /// error (on stdout as `{"line": N, "error": ...}` with --json, else on stderr) and the next
 /// lines go on; the exit code is then 2.
 fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
-    use std::io::BufRead;
+    use kalah::text::{MAX_LINE, read_line};
     let json = args.search.json;
     let mut batch: Option<Batch> = None;
     let mut failed = 0;
-    for (i, line) in std::io::stdin().lock().lines().enumerate() {
-        let line = line.map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
-            continue;
-        }
-        let answered = parse_position(text, args.position.to_move, args.rules.rules).and_then(
-            |pos| with_position!(pos, p => query_in_batch(&p, &args.search, &mut batch, true)),
-        );
+    let mut input = std::io::stdin().lock();
+    // Lines are read in bounded memory: an over-long or non-UTF-8 line is one error.
+    for i in 0u64.. {
+        let line = read_line(&mut input, MAX_LINE)
+            .map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
+        let Some(line) = line else { break };
+        let answered = line
+            .into_text(MAX_LINE)
+            .map_err(CliError::input)
+            .and_then(|line| {
+                let text = line.trim();
+                if text.is_empty() || text.starts_with('#') {
+                    return Ok(());
+                }
+                let pos = parse_position(text, args.position.to_move, args.rules.rules)?;
+                with_position!(pos, p => query_in_batch(&p, &args.search, &mut batch, true))
+            });
         if let Err(e) = answered {
             failed += 1;
             if json {

@@ -9,7 +9,8 @@ use std::str::FromStr;
 
 use crate::play::state::{PlayRules, PlayState, Sown};
 use crate::position::Move;
-use crate::rules::Side;
+use crate::rules::{MAX_HOUSES, Side};
+use crate::text::quote;
 
 /// One action: a sowing, or the pie rule's swap.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -32,14 +33,19 @@ impl fmt::Display for Action {
 impl FromStr for Action {
     type Err = String;
 
+    /// A house number or `swap` (any case), white space around it ignored; the error shows
+    /// the text quoted ([`crate::text::quote`]).
     fn from_str(s: &str) -> Result<Action, String> {
         let s = s.trim();
         if s.eq_ignore_ascii_case("swap") {
             return Ok(Action::Swap);
         }
-        s.parse::<Move>()
-            .map(Action::Sow)
-            .map_err(|e| format!("'{s}' is neither a house number nor 'swap': {e}"))
+        s.parse::<Move>().map(Action::Sow).map_err(|_| {
+            format!(
+                "{} is neither a house number (1 to {MAX_HOUSES}) nor 'swap'",
+                quote(s)
+            )
+        })
     }
 }
 

@@ -14,14 +14,22 @@
 //! (the variant, then the actions of both sides in order, `swap` for the pie rule's swap).
 //! Lines of other variants are kept but not used; lines starting with `#` are comments.
 
+use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
 
 use crate::play::game::{Action, Game, GameRules};
 use crate::play::players::{PlayError, Player, PlayerSpec, Searcher};
+use crate::text::quote;
 
 /// Actions of a game that make its opening.
 pub const OPENING: usize = 8;
+
+/// The largest learner file read, in bytes: 32 MiB. A line is about 40 bytes, so this is
+/// some 800 000 remembered games; the learner looks through all of them at each of its first
+/// [`OPENING`] moves, so a larger memory would make it slow long before it made it better,
+/// and a file this large is more likely a mistake (`learner:/some/disk.img`) than a memory.
+pub const MAX_LEARNER_BYTES: u64 = 32 << 20;
 
 /// The learner (see the module docs).
 pub struct Learner {
@@ -41,35 +49,28 @@ fn key(rules: GameRules) -> String {
 }
 
 impl Learner {
-    /// A learner with its memory in `path` (read now if it exists; created on first loss).
+    /// A learner with its memory in `path` (read now if it exists; created on first loss). The
+    /// file must be a regular file of at most [`MAX_LEARNER_BYTES`] bytes, in the format of the
+    /// module docs; the error names the file (and the line at fault).
     pub fn open(path: PathBuf, spec: PlayerSpec) -> Result<Learner, PlayError> {
-        let mut openings = Vec::new();
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                for (i, line) in text.lines().enumerate() {
-                    let line = line.trim();
-                    if line.is_empty() || line.starts_with('#') {
-                        continue;
-                    }
-                    let bad = || {
-                        PlayError::Spec(format!(
-                            "{} line {}: expected 'Kalah(M,N) RULES[ pie]: ACTIONS', found '{line}'",
-                            path.display(),
-                            i + 1
-                        ))
-                    };
-                    let (variant, actions) = line.split_once(':').ok_or_else(bad)?;
-                    let actions = actions
-                        .split_whitespace()
-                        .map(|a| a.parse::<Action>())
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|_| bad())?;
-                    openings.push((variant.trim().to_owned(), actions));
-                }
+        let openings = match crate::files::read_text(&path, MAX_LEARNER_BYTES) {
+            Ok(text) => parse_openings(&text).map_err(|e| {
+                PlayError::Spec(format!(
+                    "the learner's file {}, {e}",
+                    quote(&path.to_string_lossy())
+                ))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => {
+                return Err(PlayError::Io(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot read the learner's file {}: {e}",
+                        quote(&path.to_string_lossy())
+                    ),
+                )));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
-        }
+        };
         Ok(Learner {
             path,
             spec,
@@ -85,6 +86,51 @@ impl Learner {
             .filter(|(v, actions)| v == variant && actions.starts_with(line))
             .count()
     }
+}
+
+/// A line of a learner's file that is not a remembered opening.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OpeningError {
+    /// The line, 1-based.
+    pub line: usize,
+    /// The line's text as the message shows it ([`crate::text::quote`]: escaped, cut).
+    pub quoted: String,
+}
+
+impl fmt::Display for OpeningError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: expected 'Kalah(M,N) RULES[ pie]: ACTIONS', found {}",
+            self.line, self.quoted
+        )
+    }
+}
+
+impl std::error::Error for OpeningError {}
+
+/// The remembered openings of the text of a learner's file (see the module docs): the
+/// variant key and the actions of each line, in order.
+pub fn parse_openings(text: &str) -> Result<Vec<(String, Vec<Action>)>, OpeningError> {
+    let mut openings = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || OpeningError {
+            line: i + 1,
+            quoted: quote(line),
+        };
+        let (variant, actions) = line.split_once(':').ok_or_else(bad)?;
+        let actions = actions
+            .split_whitespace()
+            .map(|a| a.parse::<Action>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| bad())?;
+        openings.push((variant.trim().to_owned(), actions));
+    }
+    Ok(openings)
 }
 
 impl Player for Learner {

@@ -30,6 +30,7 @@ use crate::position::{AnyPosition, Move};
 use crate::rng::Rng;
 use crate::rules::Side;
 use crate::search::{Solver, SolverConfig};
+use crate::text::quote;
 use crate::with_position;
 
 /// Why a player could not be made or could not move.
@@ -116,7 +117,7 @@ impl FromStr for PlayerSpec {
             Some((n, a)) => (n, Some(a)),
             None => (s, None),
         };
-        let bad = |why: &str| PlayError::Spec(format!("invalid player '{s}': {why}"));
+        let bad = |why: &str| PlayError::Spec(format!("invalid player {}: {why}", quote(s)));
         let depth = |a: Option<&str>| -> Result<u32, PlayError> {
             let d: u32 = a
                 .ok_or_else(|| bad("give a depth, e.g. alphabeta:6"))?
@@ -239,19 +240,27 @@ impl PlayerSpec {
     }
 }
 
-/// Parses a time: `5s`, `1.5s`, `200ms`, or a bare number of seconds.
+/// Parses a time: `5s`, `1.5s`, `200ms`, or a bare number of seconds; rounded to the
+/// millisecond (as [`PlayerSpec`] writes it), from 1 ms to a day.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
-        (ms, 1e-3)
+        (ms, 1.0)
     } else if let Some(s) = text.strip_suffix('s') {
-        (s, 1.0)
+        (s, 1e3)
     } else {
-        (text, 1.0)
+        (text, 1e3)
     };
+    // Only digits and one point: no `inf`, `NaN` or exponents.
+    let plain = !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && number.bytes().filter(|&b| b == b'.').count() <= 1;
     match number.parse::<f64>() {
-        Ok(v) if v > 0.0 && v * scale <= 86_400.0 => Ok(Duration::from_secs_f64(v * scale)),
+        Ok(v) if plain && (v * scale).round() >= 1.0 && v * scale <= 86_400e3 => {
+            Ok(Duration::from_millis((v * scale).round() as u64))
+        }
         _ => Err(format!(
-            "'{text}' is not a time such as 5s or 200ms (at most a day)"
+            "{} is not a time such as 5s or 200ms (1 ms to a day)",
+            quote(text)
         )),
     }
 }

@@ -27,6 +27,14 @@ use std::fmt;
 use crate::play::game::{Action, Game, GameRules};
 use crate::play::state::PlayRules;
 use crate::rules::{MAX_HOUSES, MAX_SEEDS, Side};
+use crate::text::quote;
+
+/// The largest record file read, in bytes: 4 MiB. A record takes about 9 bytes a turn, so
+/// this is some 400 000 turns, far more than a game of any supported variant plays (measured
+/// with random players: about 40 turns for Kalah(6,4), 1 000 for Kalah(12,100), 2 800 or 24 KB
+/// for the largest, Kalah(12,2730)), and small enough that a hostile or mistaken file (a disk
+/// image, zeros copied to disk) is refused before it is read.
+pub const MAX_RECORD_BYTES: u64 = 4 << 20;
 
 /// A game as written down.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -43,7 +51,8 @@ pub struct Record {
     pub actions: Vec<Action>,
 }
 
-/// A record that could not be read, with its line (1-based; 0 for the whole file).
+/// A record that could not be read, with its line (1-based; 0 for the whole file). The message
+/// shows the record's text quoted ([`crate::text::quote`]): one line of bounded length.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct RecordError {
     /// The line.
@@ -157,7 +166,7 @@ impl Record {
                             _ => {
                                 return Err(err(
                                     n,
-                                    format!("pie must be yes or no, not '{value}'"),
+                                    format!("pie must be yes or no, not {}", quote(value)),
                                 ));
                             }
                         }
@@ -166,16 +175,21 @@ impl Record {
                     "north" => north = value.to_owned(),
                     "date" => date = Some(value.to_owned()),
                     "result" => {}
-                    other => return Err(err(n, format!("unknown header field '{other}'"))),
+                    other => {
+                        return Err(err(n, format!("unknown header field {}", quote(other))));
+                    }
                 }
                 continue;
             }
-            let (side, moves) = line
-                .split_once(char::is_whitespace)
-                .ok_or_else(|| err(n, format!("expected 'south|north TURN', found '{line}'")))?;
+            let (side, moves) = line.split_once(char::is_whitespace).ok_or_else(|| {
+                err(
+                    n,
+                    format!("expected 'south|north TURN', found {}", quote(line)),
+                )
+            })?;
             let side: Side = side
                 .parse()
-                .map_err(|_| err(n, format!("expected south or north, found '{side}'")))?;
+                .map_err(|_| err(n, format!("expected south or north, found {}", quote(side))))?;
             let actions = moves
                 .trim()
                 .split('-')
@@ -219,7 +233,7 @@ impl Record {
 }
 
 fn parse_variant(value: &str) -> Result<(usize, u32), String> {
-    let bad = || format!("expected Kalah(M,N), found '{value}'");
+    let bad = || format!("expected Kalah(M,N), found {}", quote(value));
     let inner = value
         .strip_prefix("Kalah(")
         .and_then(|v| v.strip_suffix(')'))
@@ -231,7 +245,10 @@ fn parse_variant(value: &str) -> Result<(usize, u32), String> {
         || n == 0
         || 2 * m as u64 * u64::from(n) > u64::from(MAX_SEEDS)
     {
-        return Err(format!("{value} is outside the supported variants"));
+        return Err(format!(
+            "{} is outside the supported variants",
+            quote(value)
+        ));
     }
     Ok((m, n))
 }

@@ -74,8 +74,9 @@ impl FromStr for PlayRules {
             .find(|r| r.as_str() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown rules '{s}' (expected standard, empty-capture, awari-basic or \
-                     mankalah)"
+                    "unknown rules {} (expected standard, empty-capture, awari-basic or \
+                     mankalah)",
+                    crate::text::quote(s)
                 )
             })
     }

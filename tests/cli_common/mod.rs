@@ -35,6 +35,87 @@ pub fn fresh_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// How a watched run of `kalah` ended ([`kalah_watched`]).
+pub struct Watched {
+    /// Exit status, stdout and stderr.
+    pub output: Output,
+    /// The most memory the process had held (its peak resident set, KiB) 200 ms after each
+    /// part of the input was written, where the system says (Linux).
+    pub peak_kib: Vec<Option<u64>>,
+}
+
+impl Watched {
+    /// stderr as text.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    /// stdout as text.
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+}
+
+/// Runs `kalah` with `args`, writing the `parts` of its input one after another with a pause
+/// of 200 ms after each (when the process's peak memory so far is read), then closing it. A
+/// run that outlives `limit` is killed and fails the test, instead of hanging it; the input is
+/// written from another thread, so a process that stops reading cannot block the test either.
+pub fn kalah_watched(args: &[&str], parts: Vec<Vec<u8>>, limit: std::time::Duration) -> Watched {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the kalah binary runs");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let status_file = format!("/proc/{}/status", child.id());
+    let writer = std::thread::spawn(move || {
+        let mut peaks = Vec::new();
+        for part in &parts {
+            // The process may stop reading (refuse its input) and end: not an error here.
+            let _ = stdin.write_all(part);
+            std::thread::sleep(Duration::from_millis(200));
+            peaks.push(std::fs::read_to_string(&status_file).ok().and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            }));
+        }
+        peaks
+    });
+    let drain = |mut from: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = from.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for kalah") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("kalah {args:?} still running after {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Watched {
+        output: Output {
+            status,
+            stdout: stdout.join().expect("stdout read"),
+            stderr: stderr.join().expect("stderr read"),
+        },
+        peak_kib: writer.join().expect("input written"),
+    }
+}
+
 /// Runs `kalah` with `args` and `input` on stdin.
 pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
     use std::io::Write;
