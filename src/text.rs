@@ -18,6 +18,11 @@ use std::io::{self, BufRead};
 /// excluded): far above any position, move or record line, far below what hurts.
 pub const MAX_LINE: usize = 16 * 1024;
 
+/// The most bytes [`read_line`] reads of one over-long line, looking for its end: past it the
+/// input is taken for something other than lines of text (`/dev/zero` has no line break), and
+/// the reader stops with an [`io::ErrorKind::InvalidData`] error instead of reading for ever.
+pub const MAX_SKIP: u64 = 64 << 20;
+
 /// Characters an error message shows of an input at most, escapes included (the rest is cut,
 /// and says so).
 pub const QUOTE_CHARS: usize = 80;
@@ -49,7 +54,9 @@ impl Line {
 
 /// Reads one line of at most `max` bytes (line break excluded) from `reader`; `None` at the
 /// end of the stream (a last line without a line break still counts). A longer line is read
-/// to its end, in pieces, and reported as [`Line::TooLong`]; memory stays within `max`.
+/// to its end, in pieces, and reported as [`Line::TooLong`]; memory stays within `max`. A line
+/// with no end within [`MAX_SKIP`] bytes is an [`io::ErrorKind::InvalidData`] error: the
+/// input is not lines of text, and reading it to its end could take for ever.
 pub fn read_line(reader: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
     read(reader, max, true)
 }
@@ -91,6 +98,15 @@ fn read(reader: &mut impl BufRead, max: usize, whole: bool) -> io::Result<Option
             (chunk, used, done) = (&chunk[..take], take, true);
         }
         length = length.saturating_add(chunk.len() as u64);
+        if whole && !done && length > MAX_SKIP.max(keep) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "no line break in the first {} MiB of a line: not lines of text",
+                    MAX_SKIP >> 20
+                ),
+            ));
+        }
         if let Some(&b) = chunk.last() {
             last = b;
         }
@@ -125,16 +141,22 @@ fn finish(mut line: Vec<u8>, mut length: u64, last: u8, max: usize) -> Line {
 /// shown (an escape counts as the characters it takes) with the number of characters of
 /// `input` left out.
 pub fn quote(input: &str) -> String {
-    shown(input, true)
+    shown(input, true, QUOTE_CHARS)
 }
 
 /// `input` as [`quote`] shows it, without the quotes (and with `'` as it is): for text whose
 /// place in the message already delimits it (the rest of a line, a version number).
 pub fn escape(input: &str) -> String {
-    shown(input, false)
+    shown(input, false, QUOTE_CHARS)
 }
 
-fn shown(input: &str, quoted: bool) -> String {
+/// `text` as [`escape`] shows it, cut after `limit` characters shown instead of
+/// [`QUOTE_CHARS`]: for a whole message that holds input somewhere in it.
+pub fn escape_within(text: &str, limit: usize) -> String {
+    shown(text, false, limit)
+}
+
+fn shown(input: &str, quoted: bool, limit: usize) -> String {
     let quote = if quoted { "'" } else { "" };
     let mut out = String::from(quote);
     let mut shown = 0;
@@ -145,7 +167,7 @@ fn shown(input: &str, quoted: bool) -> String {
         } else {
             1
         };
-        if shown + width > QUOTE_CHARS {
+        if shown + width > limit {
             let rest = input.chars().count() - taken;
             let _ = write!(out, "{quote}... ({rest} more characters)");
             return out;
@@ -206,6 +228,10 @@ mod tests {
             read_line(&mut zeros, MAX_LINE).unwrap(),
             Some(Line::TooLong(50 << 20))
         );
+        // No end in sight: given up after MAX_SKIP bytes, not read for ever.
+        let mut endless = io::BufReader::new(io::repeat(0));
+        let e = read_line(&mut endless, MAX_LINE).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
     }
 
     #[test]

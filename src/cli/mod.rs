@@ -109,6 +109,9 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The most characters of a usage error shown (it may quote a value of any length).
+const MAX_CLAP_MESSAGE: usize = 400;
+
 /// Help and version go to stdout as clap draws them; a usage error is cut to its first line.
 fn clap_error(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
@@ -129,6 +132,8 @@ fn clap_error(err: clap::Error) -> ExitCode {
                 .collect();
             let message = message.join(" ");
             let message = message.strip_prefix("error: ").unwrap_or(&message);
+            // The message repeats what was typed: control characters escaped, a huge value cut.
+            let message = kalah::text::escape_within(message, MAX_CLAP_MESSAGE);
             eprintln!("kalah: {message} (see kalah --help)");
             ExitCode::from(2)
         }

@@ -436,8 +436,15 @@ impl<R: BufRead> Session<R> {
             print!("{side}, your move (1-{m}, hint, undo{swap}, quit): ");
             let _ = std::io::stdout().flush();
             // Bounded: an endless line is read in pieces, reported, and the prompt comes back.
-            let read = text::read_line(&mut self.input, MAX_HUMAN_LINE)
-                .map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
+            let read = match text::read_line(&mut self.input, MAX_HUMAN_LINE) {
+                Ok(read) => read,
+                // Not lines of text (an endless line): as the end of the input.
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    println!("\n{e}: stopping");
+                    return Ok(Ask::Quit);
+                }
+                Err(e) => return Err(CliError::failure(format!("cannot read the input: {e}"))),
+            };
             let Some(line) = read else {
                 println!("\nend of input: stopping");
                 return Ok(Ask::Quit);

@@ -271,8 +271,13 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
     let mut input = std::io::stdin().lock();
     // Lines are read in bounded memory: an over-long or non-UTF-8 line is one error.
     for i in 0u64.. {
-        let line = read_line(&mut input, MAX_LINE)
-            .map_err(|e| CliError::failure(format!("cannot read the input: {e}")))?;
+        let line = read_line(&mut input, MAX_LINE).map_err(|e| {
+            let message = format!("line {}: cannot read the input: {e}", i + 1);
+            match e.kind() {
+                std::io::ErrorKind::InvalidData => CliError::input(message),
+                _ => CliError::failure(message),
+            }
+        })?;
         let Some(line) = line else { break };
         let answered = line
             .into_text(MAX_LINE)
