@@ -1,7 +1,7 @@
 //! `kalah match`: two engines, many games in parallel, A's wins, draws, losses and margin.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
@@ -13,7 +13,6 @@ use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
 use serde_json::json;
 
 use super::CliError;
-use super::args::print_json;
 
 /// Parses a play rule-set name for clap (so the help lists the choices).
 fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
@@ -30,6 +29,9 @@ fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules
 /// Players: random[:SEED], greedy, minimax:D, alphabeta:D, perfect (Kalah rules only; with
 /// --db it reads the endgame databases), learner[:FILE]. `random:S` plays game g with seed
 /// S+g; plain `random` with a seed drawn from --seed. The same --seed replays the same match.
+///
+/// Memory does not grow with --games: each game is counted, written and printed as it ends,
+/// then dropped.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
     /// Player A, the one the results are counted for (e.g. alphabeta:6).
@@ -90,7 +92,8 @@ pub struct MatchArgs {
     #[arg(long, short = 'v')]
     verbose: bool,
 
-    /// Print JSON (see the README for the fields; with --verbose it lists every game).
+    /// Print JSON (see the README for the fields; with --verbose it lists every game, each
+    /// written out as it ends).
     #[arg(long)]
     json: bool,
 }
@@ -155,8 +158,9 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    // Verbose lines are printed in game order as soon as the games before them are done.
-    let pending = Mutex::new((0usize, BTreeMap::<usize, String>::new()));
+    // With --verbose, each game is written out in game order as soon as the games before it
+    // are over (so at most a block of games waits: see kalah::play::arena).
+    let games = Mutex::new(InOrder::default());
     let record_error = Mutex::new(None::<String>);
     let on_game = |r: &GameResult| {
         if let Some(dir) = &args.record
@@ -164,33 +168,94 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         {
             record_error.lock().expect("not poisoned").get_or_insert(e);
         }
-        if args.verbose && !args.json {
-            let mut guard = pending.lock().expect("not poisoned");
-            let (next, ready) = &mut *guard;
-            ready.insert(r.index, game_line(r, args.games));
-            while let Some(line) = ready.remove(next) {
-                bar.suspend(|| println!("{line}"));
-                *next += 1;
-            }
+        if args.verbose {
+            let text = if args.json {
+                game_json(r).to_string()
+            } else {
+                game_line(r, args.games)
+            };
+            let mut games = games.lock().expect("not poisoned");
+            games.add(r.index, text, |i, text| {
+                bar.suspend(|| print_game(i, text, args.json));
+            });
         }
     };
     let progress = |done: usize| bar.set_position(done as u64);
     let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
     bar.finish_and_clear();
-    let report = report.map_err(|e| match e {
-        // A player that cannot be made or cannot play these rules: the user's choice.
-        PlayError::Spec(m) | PlayError::Unsupported(m) => CliError::input(m),
-        other => CliError::failure(other.to_string()),
+    // With --verbose --json the games have been written out: the other fields close the object.
+    let listed = args.verbose && args.json;
+    let started = games.into_inner().expect("not poisoned").next > 0;
+    let report = report.map_err(|e| {
+        let error = match e {
+            // A player that cannot be made or cannot play these rules: the user's choice.
+            PlayError::Spec(m) | PlayError::Unsupported(m) => CliError::input(m),
+            other => CliError::failure(other.to_string()),
+        };
+        if listed && started {
+            println!("],\"error\":{}}}", json!(error.message));
+        }
+        error
     })?;
-    if let Some(e) = record_error.into_inner().expect("not poisoned") {
-        return Err(CliError::failure(e));
-    }
+    // The results stand even if a record could not be written: shown first, then the error.
     if args.json {
-        print_json(&match_json(&report, &args, &a, &b, &config));
+        let summary = match_json(&report, &a, &b, &config).to_string();
+        match summary.strip_prefix('{') {
+            // `{"results":[...` is open: the other fields close it.
+            Some(fields) if listed => println!("],{fields}"),
+            _ => println!("{summary}"),
+        }
     } else {
         print_summary(&report, &a, &b, &config, threads);
     }
-    Ok(())
+    match record_error.into_inner().expect("not poisoned") {
+        Some(e) => Err(CliError::failure(e)),
+        None => Ok(()),
+    }
+}
+
+/// The games of a match put back in order: each is written out once all before it are.
+#[derive(Default)]
+struct InOrder {
+    /// The number of the next game to write out.
+    next: usize,
+    /// The games over but not written out yet, by number.
+    waiting: BTreeMap<usize, String>,
+}
+
+impl InOrder {
+    /// Adds game `index` and writes out, with `emit`, every game that is now next.
+    fn add(&mut self, index: usize, text: String, mut emit: impl FnMut(usize, &str)) {
+        self.waiting.insert(index, text);
+        while let Some(text) = self.waiting.remove(&self.next) {
+            emit(self.next, &text);
+            self.next += 1;
+        }
+    }
+}
+
+/// Writes out game `index` of --verbose: its line, or its JSON object in the `results` list
+/// (which opens the whole JSON object).
+fn print_game(index: usize, text: &str, json: bool) {
+    use std::io::Write;
+    if !json {
+        println!("{text}");
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let before = if index == 0 { "{\"results\":[" } else { "," };
+    let _ = write!(out, "{before}{text}");
+    let _ = out.flush();
+}
+
+/// The name of the record of game `index` (from 0): game-0001.txt, ...
+fn record_name(index: usize) -> String {
+    format!("game-{:04}.txt", index + 1)
+}
+
+/// The record of game `index` (from 0) in `dir`.
+fn record_path(dir: &Path, index: usize) -> PathBuf {
+    dir.join(record_name(index))
 }
 
 /// Writes game `r` to `dir/game-NNNN.txt` (numbered from 1).
@@ -221,7 +286,7 @@ fn write_record(
         r.opening,
         if r.opening == 1 { " is" } else { "s are" },
     );
-    let path = dir.join(format!("game-{:04}.txt", r.index + 1));
+    let path = record_path(dir, r.index);
     super::files::write_whole(&path, &format!("{first}\n{note}{rest}"))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
@@ -311,14 +376,13 @@ fn print_summary(
 
 fn match_json(
     report: &MatchReport,
-    args: &MatchArgs,
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
 ) -> serde_json::Value {
     let s = &report.stats;
     let r = config.rules;
-    let mut out = json!({
+    json!({
         "variant": format!("Kalah({},{})", r.houses, r.seeds),
         "rules": r.rules.as_str(),
         "pie": r.pie,
@@ -337,26 +401,21 @@ fn match_json(
         "opening_plies": config.opening_plies,
         "seed": config.seed,
         "time_ms": report.elapsed.as_millis() as u64,
-    });
-    if args.verbose {
-        out["results"] = report
-            .games
-            .iter()
-            .map(|g| {
-                json!({
-                    "game": g.index + 1,
-                    "a_side": if g.a_started_south() { "south" } else { "north" },
-                    "swapped": g.game.swapped(),
-                    "margin_a": g.margin_a,
-                    "store_a": g.store_a,
-                    "store_b": g.store_b,
-                    "nodes_a": g.nodes_a,
-                    "nodes_b": g.nodes_b,
-                    "actions": g.game.actions().iter().map(|(_, a)| a.to_string()).collect::<Vec<_>>(),
-                    "opening": g.opening,
-                })
-            })
-            .collect();
-    }
-    out
+    })
+}
+
+/// One game of --verbose --json's `results`.
+fn game_json(g: &GameResult) -> serde_json::Value {
+    json!({
+        "game": g.index + 1,
+        "a_side": if g.a_started_south() { "south" } else { "north" },
+        "swapped": g.game.swapped(),
+        "margin_a": g.margin_a,
+        "store_a": g.store_a,
+        "store_b": g.store_b,
+        "nodes_a": g.nodes_a,
+        "nodes_b": g.nodes_b,
+        "actions": g.game.actions().iter().map(|(_, a)| a.to_string()).collect::<Vec<_>>(),
+        "opening": g.opening,
+    })
 }
