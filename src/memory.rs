@@ -1,6 +1,6 @@
 //! The crate's unsafe code, all of it: large zero-initialised tables of atomics, read-only maps
-//! of database files, byte buffers shared between builder threads, the prefetch hint, and the
-//! SIGPIPE reset of the command line.
+//! of database files, byte buffers shared between builder threads, the prefetch hint, the
+//! SIGPIPE reset of the command line, and advisory file locks.
 //!
 //! A transposition table of several GiB must not be written once just to be cleared, and must
 //! not pay a TLB miss on every probe. So a table is an anonymous memory map (zeroed by the
@@ -169,6 +169,34 @@ pub fn prefetch<T>(slot: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = slot;
+}
+
+/// Takes the exclusive advisory lock of `file` (`flock`; the lock ends when every handle to
+/// this opening of the file is closed): `wait` until it is free, else fail at once with an
+/// [`std::io::ErrorKind::WouldBlock`] error. Elsewhere than on Unix: an
+/// [`std::io::ErrorKind::Unsupported`] error.
+pub fn lock_exclusive(file: &std::fs::File, wait: bool) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let operation = libc::LOCK_EX | if wait { 0 } else { libc::LOCK_NB };
+        loop {
+            // Safety: `flock` only takes a file descriptor, which `file` keeps open for the
+            // whole call; it reads and writes no memory of this process.
+            if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
+                return Ok(());
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, wait);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
 }
 
 #[cfg(test)]

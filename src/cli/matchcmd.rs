@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use indicatif::{ProgressBar, ProgressStyle};
+use kalah::files::ClaimError;
 use kalah::play::arena::{GameResult, MatchConfig, MatchReport, play_match};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
@@ -84,9 +85,15 @@ pub struct MatchArgs {
     threads: Option<usize>,
 
     /// Write every game to DIR as a game record, game-0001.txt, game-0002.txt, ... (the
-    /// directory is created; files of the same names are replaced).
+    /// directory is created). DIR is held for the whole match: a second match given the same
+    /// DIR is refused while this one runs. A DIR that already holds any of the match's file
+    /// names is refused (see --force).
     #[arg(long, value_name = "DIR")]
     record: Option<PathBuf>,
+
+    /// Replace the records of the same names already in --record DIR.
+    #[arg(long, requires = "record")]
+    force: bool,
 
     /// One line per game: sides, margin, stores and the nodes each searching player used.
     #[arg(long, short = 'v')]
@@ -129,6 +136,11 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
+    // Held until the match is over.
+    let _record_dir = match &args.record {
+        Some(dir) => prepare_record_dir(dir, args.games, args.force)?,
+        None => None,
+    };
     let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
     let db = super::play::open_db_for_perfect(&args.db, rules, perfect, threads)?;
@@ -137,14 +149,6 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         .thread_name(|i| format!("kalah-match-{i}"))
         .build()
         .map_err(|e| CliError::failure(format!("cannot start the worker threads: {e}")))?;
-    if let Some(dir) = &args.record {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            CliError::failure(format!(
-                "cannot create the directory {}: {e}",
-                dir.display()
-            ))
-        })?;
-    }
     let res = Resources {
         db,
         threads: 1,
@@ -246,6 +250,55 @@ fn print_game(index: usize, text: &str, json: bool) {
     let before = if index == 0 { "{\"results\":[" } else { "," };
     let _ = write!(out, "{before}{text}");
     let _ = out.flush();
+}
+
+/// Prepares --record DIR for a match of `games` games: creates it, holds it against a second
+/// match, checks that files can be made in it and, unless `force`, that it holds none of the
+/// records the match will write. Returns the lock on DIR, if the system has one.
+fn prepare_record_dir(
+    dir: &Path,
+    games: usize,
+    force: bool,
+) -> Result<Option<std::fs::File>, CliError> {
+    let name = dir.display();
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::input(format!("--record: cannot create the directory {name}: {e}"))
+    })?;
+    let lock = kalah::files::lock_dir(dir).map_err(|e| match e {
+        ClaimError::InUse => CliError::input(format!(
+            "--record {name} is in use by another match (wait for it to end, or choose another \
+             directory)"
+        )),
+        ClaimError::Io(e) => CliError::input(format!("--record: cannot use {name}: {e}")),
+    })?;
+    kalah::files::check_writable(&record_path(dir, 0))
+        .map_err(|e| CliError::input(format!("--record: cannot write files in {name}: {e}")))?;
+    if force {
+        return Ok(lock);
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::input(format!("--record: cannot read the directory {name}: {e}")))?;
+    let mut taken: Vec<String> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|file| {
+            file.strip_prefix("game-")
+                .and_then(|rest| rest.strip_suffix(".txt"))
+                .and_then(|number| number.parse::<usize>().ok())
+                .is_some_and(|n| (1..=games).contains(&n) && *file == record_name(n - 1))
+        })
+        .collect();
+    taken.sort();
+    match taken.as_slice() {
+        [] => Ok(lock),
+        [first, rest @ ..] => Err(CliError::input(format!(
+            "--record {name} already holds {first}{}: give --force to replace them, or choose \
+             another directory",
+            match rest.len() {
+                0 => String::new(),
+                n => format!(" and {n} more of this match's records"),
+            }
+        ))),
+    }
 }
 
 /// The name of the record of game `index` (from 0): game-0001.txt, ...
