@@ -1,7 +1,7 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
-use cli_common::{fresh_dir, json, kalah, kalah_with_input};
+use cli_common::{fresh_dir, json, kalah, kalah_with_input, kalah_within};
 
 const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
 
@@ -114,12 +114,12 @@ fn bad_input_gives_one_line_and_a_nonzero_exit() {
         ),
         (&["show", "<2,0,0,1,1,1,1> up"], "not a side"),
         (&["show", "<2,0,0,1,1,1,1>", "--rules", "awari"], "awari"),
-        (&["perft", "-m", "13", "-n", "1", "-d", "1"], "out of range"),
+        (&["perft", "-m", "13", "-n", "1", "-d", "1"], "1..=12"),
         (
             &["perft", "-m", "12", "-n", "5000", "-d", "1"],
             "more than the supported",
         ),
-        (&["perft", "-m", "6", "-n", "0", "-d", "1"], "0 seeds"),
+        (&["perft", "-m", "6", "-n", "0", "-d", "1"], "1..=32767"),
         (&["perft", "-m", "6", "-n", "4"], "--depth"),
         (&["perft", "-m", "6", "-n", "4", "-d", "-1"], "-1"),
         (
@@ -558,4 +558,195 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
         assert_eq!(with[key], without[key], "{key}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bound on every child process of the tests below: a regression that hangs fails instead.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+#[test]
+fn out_of_range_numbers_are_one_line_usage_errors_naming_the_option_and_range() {
+    // One case per class of option: counts, threads, MiB, seconds and minutes, a port, and
+    // the numbers inside player specs. Each is refused by the parser, before any work.
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["solve", "-m", "4", "-n", "3", "--threads", "100000"],
+            "--threads",
+            "is not in 1..=",
+        ),
+        (
+            &["db", "verify", "--dir", ".", "--threads", "0"],
+            "--threads",
+            "is not in 1..=",
+        ),
+        (
+            &["solve", "-m", "4", "-n", "3", "--tt-mb", "0"],
+            "--tt-mb",
+            "is not in 1..=",
+        ),
+        (
+            &["bench", "--tt-mb", "1000000000"],
+            "--tt-mb",
+            "is not in 1..=",
+        ),
+        (
+            &["match", "random", "random", "-g", "4294967296"],
+            "--games",
+            "1..=1000000000",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "random",
+                "-g",
+                "2",
+                "--opening-plies",
+                "101",
+            ],
+            "--opening-plies",
+            "0..=100",
+        ),
+        (&["solve", "-m", "13", "-n", "3"], "--houses", "1..=12"),
+        (
+            &["perft", "-m", "1", "-n", "9223372036854775808", "-d", "1"],
+            "--seeds",
+            "1..=32767",
+        ),
+        (
+            &["perft", "-m", "4", "-n", "3", "-d", "4000000000"],
+            "--depth",
+            "0..=1000",
+        ),
+        (
+            &["db", "verify", "--dir", ".", "--sample", "0"],
+            "--sample",
+            "1..=10000000",
+        ),
+        (&["play", "--hint-seeds", "65"], "--hint-seeds", "0..=64"),
+        (
+            &["replay", "x.txt", "--solve-seeds", "1000"],
+            "--solve-seeds",
+            "0..=64",
+        ),
+        (
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--table-file",
+                "t",
+                "--save-every",
+                "4e17",
+            ],
+            "--save-every",
+            "0.01..=1440",
+        ),
+        (
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--table-file",
+                "t",
+                "--save-every",
+                "NaN",
+            ],
+            "--save-every",
+            "0.01..=1440",
+        ),
+        (
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--table-file",
+                "t",
+                "--save-every",
+                "-1",
+            ],
+            "--save-every",
+            "0.01..=1440",
+        ),
+        (
+            &["kgp", "--host", "h", "--port", "0"],
+            "--port",
+            "1..=65535",
+        ),
+        (
+            &[
+                "kgp",
+                "--host",
+                "h",
+                "--port",
+                "1",
+                "--time-per-move",
+                "inf",
+            ],
+            "--time-per-move",
+            "0.01..=86400",
+        ),
+        (
+            &["kgp", "--host", "h", "--port", "1", "--retry-delay", "61"],
+            "--retry-delay",
+            "0..=60",
+        ),
+        (
+            &[
+                "kgp",
+                "--host",
+                "h",
+                "--port",
+                "1",
+                "--retries",
+                "4294967295",
+            ],
+            "--retries",
+            "0..=10000",
+        ),
+        (
+            &["mankalah", "--time-budget", "1e300"],
+            "--time-budget",
+            "0.01..=86400",
+        ),
+        (
+            &["play", "--north", "engine:1e20s"],
+            "--north",
+            "from 1ms to 86400s",
+        ),
+        (
+            &["match", "alphabeta:31", "random", "-g", "2"],
+            "<A>",
+            "1 to 30",
+        ),
+        (
+            &["match", "random:-1", "random", "-g", "2"],
+            "<A>",
+            "from 0 to 18446744073709551615",
+        ),
+    ];
+    for &(args, option, range) in cases {
+        let out = kalah_within(args, LIMIT);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(option) && stderr.contains(range),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The help states the ranges.
+    let help = String::from_utf8_lossy(&kalah(&["solve", "--help"]).stdout).into_owned();
+    for range in [
+        "1 to 64 (4 a core above 16 cores)",
+        "1 to the machine's physical memory",
+    ] {
+        assert!(help.contains(range), "{range}: {help}");
+    }
 }

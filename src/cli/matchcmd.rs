@@ -27,32 +27,49 @@ fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules
 /// sowings, --opening-plies), A is South in the first and B in the second, so neither gains
 /// from the side it plays. An odd --games plays one last game with A as South.
 ///
-/// Players: random[:SEED], greedy, minimax:D, alphabeta:D, perfect (Kalah rules only; with
-/// --db it reads the endgame databases), learner[:FILE]. `random:S` plays game g with seed
-/// S+g; plain `random` with a seed drawn from --seed. The same --seed replays the same match.
+/// Players: random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect (Kalah rules
+/// only; with --db it reads the endgame databases), engine:TIME (1ms to 86400s),
+/// learner[:FILE]. `random:S` plays game g with seed S+g; plain `random` with a seed drawn from
+/// --seed. The same --seed replays the same match.
 ///
 /// Memory does not grow with --games: each game is counted, written and printed as it ends,
 /// then dropped.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
     /// Player A, the one the results are counted for (e.g. alphabeta:6).
-    #[arg(value_name = "A")]
+    #[arg(value_name = "A", value_parser = super::args::player_spec())]
     a: String,
 
     /// Player B (e.g. random).
-    #[arg(value_name = "B")]
+    #[arg(value_name = "B", value_parser = super::args::player_spec())]
     b: String,
 
-    /// Games to play (pairs of games share an opening).
-    #[arg(long, short = 'g', value_name = "N")]
+    /// Games to play, 1 to 1000000000 (pairs of games share an opening; a billion games take
+    /// hours even on the smallest board).
+    #[arg(
+        long,
+        short = 'g',
+        value_name = "N",
+        value_parser = super::args::count::<usize>(1..=MAX_GAMES)
+    )]
     games: usize,
 
     /// Houses a side, M (1 to 12).
-    #[arg(long, short = 'm', default_value_t = 6)]
+    #[arg(
+        long,
+        short = 'm',
+        default_value_t = 6,
+        value_parser = super::args::count::<usize>(super::args::HOUSES)
+    )]
     houses: usize,
 
-    /// Seeds a house at the start, N.
-    #[arg(long, short = 'n', default_value_t = 4)]
+    /// Seeds a house at the start, N (1 to 32767, and 2·M·N at most 65535).
+    #[arg(
+        long,
+        short = 'n',
+        default_value_t = 4,
+        value_parser = super::args::count::<u64>(super::args::SEEDS)
+    )]
     seeds: u64,
 
     /// Rule set: `standard`, `empty-capture` (a lone last seed opposite an empty house is
@@ -65,13 +82,19 @@ pub struct MatchArgs {
     #[arg(long)]
     pie: bool,
 
-    /// Random sowings at the start of each pair of games, so that deterministic engines do
-    /// not play one game over and over (under the pie rule the opening stops when North may
-    /// swap).
-    #[arg(long, value_name = "K", default_value_t = 2)]
+    /// Random sowings at the start of each pair of games, 0 to 100, so that deterministic
+    /// engines do not play one game over and over (under the pie rule the opening stops when
+    /// North may swap; more than 100 random sowings are a random game, not an opening).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 2,
+        value_parser = super::args::count::<usize>(0..=100)
+    )]
     opening_plies: usize,
 
-    /// Seed of the openings and of unseeded random players.
+    /// Seed of the openings and of unseeded random players, any whole number from 0 to
+    /// 18446744073709551615.
     #[arg(long, value_name = "X", default_value_t = 1)]
     seed: u64,
 
@@ -80,8 +103,9 @@ pub struct MatchArgs {
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
 
-    /// Games played at once (default: all cores). The results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Games played at once, 1 to 64 (4 a core above 16 cores) [default: all cores]. The
+    /// results do not depend on it.
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
 
     /// Write every game to DIR as a game record, game-0001.txt, game-0002.txt, ... (the
@@ -105,6 +129,9 @@ pub struct MatchArgs {
     json: bool,
 }
 
+/// The most games a match plays.
+const MAX_GAMES: u64 = 1_000_000_000;
+
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let spec = |s: &str| {
         s.parse::<PlayerSpec>()
@@ -118,9 +145,6 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
                  `kalah play`)"
             )));
         }
-    }
-    if args.games == 0 {
-        return Err(CliError::input("--games must be at least 1"));
     }
     let variant = kalah::Variant::new(args.houses, args.seeds, kalah::Rules::Standard)
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;

@@ -22,15 +22,25 @@ use super::CliError;
 /// it), `swap` (under --pie, as North after South's first turn) or `quit` (save the game so far
 /// and stop; --resume continues it). Input may be piped: each line is one command.
 ///
-/// Players: human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, engine:TIME,
-/// learner[:FILE] (see the README).
+/// Players: human, random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect,
+/// engine:TIME (1ms to 86400s), learner[:FILE] (see the README).
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Houses a side, M (1 to 12).
-    #[arg(long, short = 'm', default_value_t = 6)]
+    #[arg(
+        long,
+        short = 'm',
+        default_value_t = 6,
+        value_parser = super::args::count::<usize>(super::args::HOUSES)
+    )]
     houses: usize,
-    /// Seeds a house at the start, N.
-    #[arg(long, short = 'n', default_value_t = 4)]
+    /// Seeds a house at the start, N (1 to 32767, and 2·M·N at most 65535).
+    #[arg(
+        long,
+        short = 'n',
+        default_value_t = 4,
+        value_parser = super::args::count::<u32>(super::args::SEEDS)
+    )]
     seeds: u32,
     /// Rule set: standard, empty-capture, awari-basic (the 1973 BASIC game) or mankalah
     /// (standard, but South's first sowing earns no extra turn).
@@ -40,10 +50,10 @@ pub struct PlayArgs {
     #[arg(long)]
     pie: bool,
     /// Who plays South (moves first) [default: human; with --resume, the record's South].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_parser = super::args::player_spec())]
     south: Option<String>,
     /// Who plays North [default: alphabeta:6; with --resume, the record's North].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_parser = super::args::player_spec())]
     north: Option<String>,
     /// Endgame databases for `perfect` and for hints.
     #[arg(long, value_name = "DIR")]
@@ -63,11 +73,18 @@ pub struct PlayArgs {
         conflicts_with_all = ["houses", "seeds", "rules", "pie"]
     )]
     resume: Option<PathBuf>,
-    /// Hints solve positions with at most this many seeds on the board (or in the database).
-    #[arg(long, default_value_t = 30, value_name = "S")]
+    /// Hints solve positions with at most this many seeds on the board (or in the database),
+    /// 0 to 64 (beyond, a hint would take hours).
+    #[arg(
+        long,
+        default_value_t = 30,
+        value_name = "S",
+        value_parser = super::args::count::<u32>(super::args::EXACT_SEEDS)
+    )]
     hint_seeds: u32,
-    /// Solver threads for `perfect` and hints (default: all cores).
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Solver threads for `perfect` and hints, 1 to 64 (4 a core above 16 cores)
+    /// [default: all cores].
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
     /// Replace an existing file given to --record that is neither empty nor the game being
     /// resumed (and, without --record, an existing kalah-saved-game.txt when the game is saved

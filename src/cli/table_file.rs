@@ -24,22 +24,17 @@ pub struct TableFileArgs {
     #[arg(long, value_name = "FILE")]
     pub table_file: Option<PathBuf>,
 
-    /// Minutes between saves of --table-file while a solve runs.
+    /// Minutes between saves of --table-file while a solve runs, 0.01 to 1440 (more often
+    /// than every 0.6 s a solve would do little but save; a day apart is as good as never).
     #[arg(
         long,
         value_name = "MIN",
-        default_value_t = 10.0,
-        value_parser = parse_minutes,
+        default_value = "10",
+        value_parser = super::args::minutes(0.01, 1440.0),
+        allow_negative_numbers = true,
         requires = "table_file"
     )]
-    pub save_every: f64,
-}
-
-fn parse_minutes(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(m) if m.is_finite() && m > 0.0 => Ok(m),
-        _ => Err("expected a positive number of minutes".to_owned()),
-    }
+    pub save_every: Duration,
 }
 
 impl TableFileArgs {
@@ -102,9 +97,7 @@ impl TableFileArgs {
 
     /// The time between saves, if there is a file.
     pub fn period(&self) -> Option<Duration> {
-        self.table_file
-            .as_ref()
-            .map(|_| Duration::from_secs_f64(self.save_every * 60.0))
+        self.table_file.as_ref().map(|_| self.save_every)
     }
 
     /// Saves `solver`'s table to the file, if there is one; returns a line saying how it went

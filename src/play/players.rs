@@ -102,8 +102,14 @@ pub enum PlayerSpec {
     Engine(Duration),
 }
 
-/// Deepest `minimax:D` / `alphabeta:D` accepted.
+/// Deepest `minimax:D` / `alphabeta:D` accepted: `minimax` searches about 6^D nodes on
+/// Kalah(6,4), so depth 12 already takes minutes and 30 is far past what any game waits for.
 pub const MAX_DEPTH: u32 = 30;
+
+/// The shortest `engine:TIME` accepted: below a millisecond the engine has no time to search.
+pub const MIN_ENGINE_TIME: Duration = Duration::from_millis(1);
+/// The longest `engine:TIME` accepted: a day a move.
+pub const MAX_ENGINE_TIME: Duration = Duration::from_secs(86_400);
 
 /// The learner's memory when no file is named.
 pub const DEFAULT_LEARNER_FILE: &str = "kalah-learner.txt";
@@ -121,10 +127,13 @@ impl FromStr for PlayerSpec {
             let d: u32 = a
                 .ok_or_else(|| bad("give a depth, e.g. alphabeta:6"))?
                 .parse()
-                .map_err(|_| bad("the depth must be a whole number"))?;
-            if !(1..=MAX_DEPTH).contains(&d) {
-                return Err(bad(&format!("the depth must be 1 to {MAX_DEPTH}")));
-            }
+                .ok()
+                .filter(|d| (1..=MAX_DEPTH).contains(d))
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "the depth must be a whole number from 1 to {MAX_DEPTH}"
+                    ))
+                })?;
             Ok(d)
         };
         let none = |spec: PlayerSpec| match arg {
@@ -138,7 +147,12 @@ impl FromStr for PlayerSpec {
                 Some(a) => a
                     .parse()
                     .map(|seed| PlayerSpec::Random(Some(seed)))
-                    .map_err(|_| bad("the seed must be a whole number")),
+                    .map_err(|_| {
+                        bad(&format!(
+                            "the seed must be a whole number from 0 to {}",
+                            u64::MAX
+                        ))
+                    }),
             },
             "greedy" => none(PlayerSpec::Greedy),
             "minimax" => Ok(PlayerSpec::Minimax(depth(arg)?)),
@@ -239,7 +253,9 @@ impl PlayerSpec {
     }
 }
 
-/// Parses a time: `5s`, `1.5s`, `200ms`, or a bare number of seconds.
+/// Parses a time: `5s`, `1.5s`, `200ms`, or a bare number of seconds, from
+/// [`MIN_ENGINE_TIME`] to [`MAX_ENGINE_TIME`] (NaN, infinities and anything out of range are
+/// refused before any conversion).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1e-3)
@@ -248,10 +264,13 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     } else {
         (text, 1.0)
     };
-    match number.parse::<f64>() {
-        Ok(v) if v > 0.0 && v * scale <= 86_400.0 => Ok(Duration::from_secs_f64(v * scale)),
+    let range = MIN_ENGINE_TIME.as_secs_f64()..=MAX_ENGINE_TIME.as_secs_f64();
+    match number.parse::<f64>().map(|v| v * scale) {
+        Ok(seconds) if range.contains(&seconds) => {
+            Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())
+        }
         _ => Err(format!(
-            "'{text}' is not a time such as 5s or 200ms (at most a day)"
+            "'{text}' is not a time from 1ms to 86400s, such as 5s or 200ms"
         )),
     }
 }
