@@ -1,7 +1,7 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
-use cli_common::{fresh_dir, json, kalah, kalah_with_input, kalah_within};
+use cli_common::{fresh_dir, json, kalah, kalah_with_input, kalah_within, run_within};
 
 const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
 
@@ -749,4 +749,107 @@ fn out_of_range_numbers_are_one_line_usage_errors_naming_the_option_and_range() 
     ] {
         assert!(help.contains(range), "{range}: {help}");
     }
+}
+
+#[test]
+fn a_table_file_that_cannot_be_written_is_refused_at_once() {
+    let dir = fresh_dir("cli-table-refused");
+    let solve = |file: &std::path::Path| {
+        let f = file.to_str().unwrap();
+        kalah_within(
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--tt-mb",
+                "16",
+                "--table-file",
+                f,
+            ],
+            LIMIT,
+        )
+    };
+    let refused = |file: &std::path::Path, says: &str| {
+        let out = solve(file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(file.to_str().unwrap()) && stderr.contains(says),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty(), "nothing was solved");
+    };
+    // A directory that is a file: nothing can be made there, by anyone.
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    refused(&blocker.join("t.ktt"), "cannot be written");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // A FIFO or a device would hang the load, or swallow the save.
+        let fifo = dir.join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        refused(&fifo, "a FIFO");
+        refused(std::path::Path::new("/dev/full"), "a device");
+        // A read-only directory (root writes there anyway: then the solve saves as usual).
+        let read_only = dir.join("read-only");
+        std::fs::create_dir(&read_only).unwrap();
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let probe = read_only.join("probe");
+        if std::fs::write(&probe, "").is_err() {
+            refused(&read_only.join("t.ktt"), "cannot be written");
+        } else {
+            let _ = std::fs::remove_file(&probe);
+            assert!(solve(&read_only.join("t.ktt")).status.success());
+        }
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_table_file_save_that_fails_is_an_error_after_the_answer() {
+    // A full disk, without root: a limit on the size of the files the process writes (with
+    // SIGXFSZ ignored, a write past it fails with EFBIG instead of killing the process).
+    let dir = fresh_dir("cli-table-full");
+    let file = dir.join("t.ktt");
+    let mut command = std::process::Command::new("sh");
+    command.args(["-c", "ulimit -f 64; trap '' XFSZ; exec \"$0\" \"$@\""]);
+    command.arg(env!("CARGO_BIN_EXE_kalah"));
+    command.args([
+        "solve",
+        "-m",
+        "4",
+        "-n",
+        "3",
+        "--tt-mb",
+        "16",
+        "--json",
+        "--table-file",
+    ]);
+    command.arg(&file);
+    let out = run_within(command, "", LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let last = stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with("kalah: --table-file") && last.contains("t.ktt"),
+        "{stderr}"
+    );
+    assert!(last.contains("not saved"), "{stderr}");
+    // The answer was not lost, and no half-written table or temporary is left.
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["value"], 6);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -365,14 +365,18 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
     if args.value_only {
-        return with_position!(pos, p => report_value(&p, variant, &args.search, &args.table));
+        with_position!(pos, p => report_value(&p, variant, &args.search, &args.table))?;
+    } else {
+        let all = args.all_moves;
+        with_position!(pos, p => report(&p, Some(variant), all, &args.search, &args.table))?;
     }
-    with_position!(pos, p => report(&p, Some(variant), args.all_moves, &args.search, &args.table))
+    args.table.check_saved()
 }
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => report(&p, None, true, &args.search, &args.table))
+    with_position!(pos, p => report(&p, None, true, &args.search, &args.table))?;
+    args.table.check_saved()
 }
 
 /// Builds the levels `0..=top` in memory on `threads` threads, with a progress bar on stderr
@@ -467,7 +471,10 @@ fn with_progress<L: Lanes, T>(
                     bar.finish_and_clear();
                     eprintln!("interrupted: saving the table first");
                     if let Some(line) = table.save(solver) {
-                        eprintln!("{line}; the same command resumes from it");
+                        match table.check_saved() {
+                            Ok(()) => eprintln!("{line}; the same command resumes from it"),
+                            Err(_) => eprintln!("{line}"),
+                        }
                     }
                     std::process::exit(130);
                 }

@@ -3,6 +3,7 @@
 //! was stopped resumes with what it had proven.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -35,11 +36,17 @@ pub struct TableFileArgs {
         requires = "table_file"
     )]
     pub save_every: Duration,
+
+    /// The error of the last save, if it failed (shared by the clones of these options).
+    #[arg(skip)]
+    failed: Arc<Mutex<Option<String>>>,
 }
 
 impl TableFileArgs {
     /// Sizes `config`'s table as the existing file's, checking its variant; `tt_mb` is --tt-mb
-    /// if given, which must then agree. Only MTD(f) has a table to keep.
+    /// if given, which must then agree. Only MTD(f) has a table to keep. The file must be a
+    /// regular file or nothing, in a directory where it can be written: else the solve would
+    /// hang on it, or end without saving what it proved.
     pub fn fit(
         &self,
         config: &mut SolverConfig,
@@ -52,6 +59,20 @@ impl TableFileArgs {
                 "--table-file keeps the transposition table of --algorithm mtdf; {} has none",
                 config.algorithm
             )));
+        }
+        if let Some(path) = &self.table_file {
+            if let Some(what) = kalah::files::not_regular(path) {
+                return Err(CliError::input(format!(
+                    "--table-file {} is not a regular file ({what})",
+                    path.display()
+                )));
+            }
+            kalah::files::check_writable(path).map_err(|e| {
+                CliError::input(format!(
+                    "--table-file {} cannot be written: {e}",
+                    path.display()
+                ))
+            })?;
         }
         let Some(path) = self.existing() else {
             return Ok(());
@@ -100,19 +121,36 @@ impl TableFileArgs {
         self.table_file.as_ref().map(|_| self.save_every)
     }
 
-    /// Saves `solver`'s table to the file, if there is one; returns a line saying how it went
-    /// (a failed save is a warning: the solve goes on).
+    /// Saves `solver`'s table to the file, if there is one; returns a line saying how it went.
+    /// A failed save is a warning while the solve goes on; if the last save fails,
+    /// [`TableFileArgs::check_saved`] makes it the command's error.
     pub fn save(&self, solver: &Solver) -> Option<String> {
         let path = self.table_file.as_ref()?;
         let started = Instant::now();
-        Some(match solver.save_table(path) {
+        let saved = solver.save_table(path);
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        *failed = saved.as_ref().err().map(ToString::to_string);
+        Some(match saved {
             Ok(()) => format!(
                 "table saved to {} ({} MiB) in {:.1} s",
                 path.display(),
                 solver.config().tt_mib,
                 started.elapsed().as_secs_f64()
             ),
-            Err(e) => format!("warning: --table-file not saved: {e}"),
+            Err(e) => format!("warning: the table was not saved to --table-file: {e}"),
         })
+    }
+
+    /// An error (exit code 1) if the last save failed: what was proven since the save before
+    /// it is not on disk.
+    pub fn check_saved(&self) -> Result<(), CliError> {
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        match (&*failed, &self.table_file) {
+            (Some(e), Some(path)) => Err(CliError::failure(format!(
+                "--table-file {} was not saved at the end: {e}",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
     }
 }
