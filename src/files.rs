@@ -6,6 +6,12 @@
 //! which is renamed to `path` once written. A run stopped halfway leaves the old file (or
 //! none), never a truncated one; a failed write removes its temporary file.
 //!
+//! A file written again and again while a program runs (a game record saved after every move,
+//! a learner's memory) is first **claimed** ([`claim`]): an advisory lock (`flock` on Unix) that
+//! other processes, and other claims in this process, see. [`Claimed::replace`] then writes it
+//! whole, and locks the new file before renaming it into place, so the lock never lapses: a
+//! second claim of the same path fails (or waits) for as long as the first is held.
+//!
 //! Readers open with [`open_regular`]: a FIFO, a device or a directory where a file is
 //! expected is refused at once (opening a FIFO would wait for a writer forever, and `/dev/zero`
 //! never ends), and [`read_text`] refuses a file above its bound before reading it.
@@ -44,6 +50,190 @@ pub fn temporary(path: &Path) -> PathBuf {
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     path.with_file_name(name)
+}
+
+/// Checks that a whole write of `path` could make its temporary file: creates one beside
+/// `path` and removes it. A missing or read-only directory fails here, before any work whose
+/// result would then be lost.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let tmp = temporary(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    std::fs::remove_file(&tmp)
+}
+
+/// Why [`claim`] failed.
+#[derive(Debug)]
+pub enum ClaimError {
+    /// Another claim holds the file (another process, or another claim in this one).
+    InUse,
+    /// The file could not be opened, created or locked.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ClaimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClaimError::InUse => f.write_str("in use by another program"),
+            ClaimError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ClaimError {}
+
+/// A file held under an advisory lock (see the module docs), written whole with
+/// [`Claimed::replace`]. The lock ends when this is dropped; a file the claim created empty and
+/// never wrote is removed then.
+#[derive(Debug)]
+pub struct Claimed {
+    path: PathBuf,
+    /// The open file whose lock is held: the one at `path`.
+    held: File,
+    existed: bool,
+    written: bool,
+}
+
+/// Claims `path` (see the module docs): opens it, or creates it empty if there is nothing
+/// there, and locks it; `wait`: until the lock is free, else [`ClaimError::InUse`] at once.
+/// Anything but a regular file at `path` is an [`std::io::ErrorKind::InvalidInput`] error.
+/// Where the file system has no locks, the claim holds no lock and always succeeds.
+pub fn claim(path: &Path, wait: bool) -> Result<Claimed, ClaimError> {
+    loop {
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path);
+        let (file, existed) = match created {
+            Ok(file) => (file, false),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open_regular(path) {
+                Ok(file) => (file, true),
+                // Removed meanwhile: try again.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(ClaimError::Io(e)),
+            },
+            Err(e) => return Err(ClaimError::Io(e)),
+        };
+        lock(&file, wait)?;
+        // The holder before us may have replaced or removed the file while we waited: then the
+        // lock is on a file that is no longer at `path`, and `path` is claimed afresh.
+        if is_at(&file, path).map_err(ClaimError::Io)? {
+            return Ok(Claimed {
+                path: path.to_owned(),
+                held: file,
+                existed,
+                written: false,
+            });
+        }
+    }
+}
+
+/// Locks `file` exclusively (see [`claim`]); a system without locks is let through.
+fn lock(file: &File, wait: bool) -> Result<(), ClaimError> {
+    match crate::memory::lock_exclusive(file, wait) {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Err(ClaimError::InUse),
+        Err(e) if e.kind() != std::io::ErrorKind::Unsupported => Err(ClaimError::Io(e)),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the open `file` is the file now at `path`.
+fn is_at(file: &File, path: &Path) -> std::io::Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (open, named) = match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(open), Ok(named)) => (open, named),
+            (_, Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            (Err(e), _) | (_, Err(e)) => return Err(e),
+        };
+        Ok((open.dev(), open.ino()) == (named.dev(), named.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        Ok(path.exists())
+    }
+}
+
+impl Claimed {
+    /// The path claimed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the file was there before the claim (else the claim created it, empty).
+    pub fn existed(&self) -> bool {
+        self.existed
+    }
+
+    /// The file's length now, in bytes.
+    pub fn len(&self) -> std::io::Result<u64> {
+        Ok(self.held.metadata()?.len())
+    }
+
+    /// Whether the file is empty now.
+    pub fn is_empty(&self) -> std::io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Writes the file whole, as [`write_whole`] does, and keeps the claim: the new file is
+    /// locked before it is renamed into place. If the write fails, the file is as it was.
+    pub fn replace(
+        &mut self,
+        write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let tmp = temporary(&self.path);
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut file| {
+                // A fresh file that nobody else has opened: the lock is free.
+                lock(&file, false).map_err(|e| match e {
+                    ClaimError::Io(e) => e,
+                    ClaimError::InUse => std::io::Error::other("a new file was in use"),
+                })?;
+                write(&mut file)?;
+                std::fs::rename(&tmp, &self.path)?;
+                Ok(file)
+            });
+        match written {
+            Ok(file) => {
+                // The old file's lock ends with it; the new one is held already.
+                self.held = file;
+                self.written = true;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for Claimed {
+    fn drop(&mut self) {
+        // An empty file made by the claim alone: leave nothing behind. (The lock is still
+        // held, so the file is still the one the claim made.)
+        if !self.existed && !self.written && self.is_empty().unwrap_or(false) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Locks the directory `dir` (see [`claim`]; the directory is never replaced, so the lock is
+/// simply held on it), for a program that writes files of its own naming into it; `None` off
+/// Unix, where directories cannot be opened as files.
+pub fn lock_dir(dir: &Path) -> Result<Option<File>, ClaimError> {
+    if cfg!(not(unix)) {
+        return Ok(None);
+    }
+    let file = File::open(dir).map_err(ClaimError::Io)?;
+    lock(&file, false).map(|()| Some(file))
 }
 
 /// Opens `path` for reading if it is a regular file; anything else (a directory, a FIFO, a
@@ -206,6 +396,65 @@ mod tests {
             let e = open_regular(&fifo).unwrap_err();
             assert_eq!(e.to_string(), "it is a FIFO, not a regular file");
             assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_claimed_file_stays_claimed_across_replacements_until_dropped() {
+        let dir = scratch("claim");
+        let path = dir.join("game.txt");
+        let mut first = claim(&path, false).unwrap();
+        assert!(!first.existed() && first.is_empty().unwrap());
+        assert!(matches!(claim(&path, false), Err(ClaimError::InUse)));
+        first.replace(|f| f.write_all(b"one")).unwrap();
+        // The new file is held too: the lock never lapsed.
+        assert!(matches!(claim(&path, false), Err(ClaimError::InUse)));
+        first.replace(|f| f.write_all(b"two")).unwrap();
+        assert!(leftovers(&dir).is_empty());
+        // A waiting claim gets the file once the first is dropped, and sees its last text.
+        let waiter = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                let second = claim(&path, true).unwrap();
+                assert!(second.existed());
+                std::fs::read_to_string(second.path()).unwrap()
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        first.replace(|f| f.write_all(b"three")).unwrap();
+        drop(first);
+        assert_eq!(waiter.join().unwrap(), "three");
+        // A claim that made the file and never wrote it leaves nothing behind.
+        let unused = dir.join("unused.txt");
+        drop(claim(&unused, false).unwrap());
+        assert!(!unused.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_writable_places_and_regular_files_are_claimed() {
+        let dir = scratch("claim-where");
+        let file = dir.join("file.txt");
+        std::fs::write(&file, "x").unwrap();
+        // A directory that is a file: nothing can be made in it, not even by root.
+        assert!(check_writable(&file.join("game.txt")).is_err());
+        assert!(matches!(
+            claim(&file.join("game.txt"), false),
+            Err(ClaimError::Io(_))
+        ));
+        check_writable(&file).unwrap();
+        assert!(leftovers(&dir).is_empty());
+        assert!(matches!(claim(&dir, false), Err(ClaimError::Io(_))));
+        #[cfg(unix)]
+        {
+            let e = claim(Path::new("/dev/null"), false).unwrap_err();
+            assert!(e.to_string().contains("a device"), "{e}");
+            let held = lock_dir(&dir).unwrap();
+            assert!(held.is_some());
+            assert!(matches!(lock_dir(&dir), Err(ClaimError::InUse)));
+            drop(held);
+            assert!(lock_dir(&dir).unwrap().is_some());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -82,6 +82,12 @@ pub fn interrupted() -> bool {
     memory::interrupted()
 }
 
+/// The machine's physical memory in bytes, as the OS reports it; `None` where it does not say.
+/// (The command line bounds table sizes by it.)
+pub fn physical_memory() -> Option<u64> {
+    memory::physical_memory()
+}
+
 pub use board::{Board, Sowing};
 pub use lanes::{Lanes, Narrow, Wide};
 pub use notation::{NotationError, ParseMoveError, Turn};

@@ -1,6 +1,7 @@
 //! The crate's unsafe code, all of it: large zero-initialised tables of atomics, read-only maps
-//! of database files, byte buffers shared between builder threads, the prefetch hint, and the
-//! SIGPIPE reset of the command line.
+//! of database files, byte buffers shared between builder threads, the prefetch hint, the
+//! SIGPIPE reset of the command line, advisory file locks, and the query of the machine's
+//! physical memory.
 //!
 //! A transposition table of several GiB must not be written once just to be cleared, and must
 //! not pay a TLB miss on every probe. So a table is an anonymous memory map (zeroed by the
@@ -171,11 +172,69 @@ pub fn prefetch<T>(slot: &T) {
     let _ = slot;
 }
 
+/// The machine's physical memory in bytes, as the OS reports it (asked once); `None` where it
+/// does not say.
+pub fn physical_memory() -> Option<u64> {
+    static BYTES: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        #[cfg(any(target_os = "linux", target_os = "android", target_os = "macos"))]
+        {
+            // Safety: `sysconf` only reads a system setting: it takes no pointer, has no
+            // precondition, and answers -1 for a setting it does not know.
+            let (pages, page_size) = unsafe {
+                (
+                    libc::sysconf(libc::_SC_PHYS_PAGES),
+                    libc::sysconf(libc::_SC_PAGESIZE),
+                )
+            };
+            let pages = u64::try_from(pages).ok().filter(|&p| p > 0)?;
+            let page_size = u64::try_from(page_size).ok().filter(|&p| p > 0)?;
+            pages.checked_mul(page_size)
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "macos")))]
+        None
+    })
+}
+
+/// Takes the exclusive advisory lock of `file` (`flock`; the lock ends when every handle to
+/// this opening of the file is closed): `wait` until it is free, else fail at once with an
+/// [`std::io::ErrorKind::WouldBlock`] error. Elsewhere than on Unix: an
+/// [`std::io::ErrorKind::Unsupported`] error.
+pub fn lock_exclusive(file: &std::fs::File, wait: bool) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        let operation = libc::LOCK_EX | if wait { 0 } else { libc::LOCK_NB };
+        loop {
+            // Safety: `flock` only takes a file descriptor, which `file` keeps open for the
+            // whole call; it reads and writes no memory of this process.
+            if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
+                return Ok(());
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, wait);
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
 
     use super::AtomicTable;
+
+    #[test]
+    fn physical_memory_is_known_on_linux() {
+        #[cfg(target_os = "linux")]
+        assert!(super::physical_memory().is_some_and(|b| b >= 64 << 20));
+    }
 
     #[test]
     fn zeroed_tables_are_zero_and_usable() {

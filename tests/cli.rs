@@ -1,7 +1,9 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
-use cli_common::{Watched, fresh_dir, json, kalah, kalah_watched, kalah_with_input};
+use cli_common::{
+    Watched, fresh_dir, json, kalah, kalah_watched, kalah_with_input, kalah_within, run_within,
+};
 
 const START_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
 
@@ -114,12 +116,12 @@ fn bad_input_gives_one_line_and_a_nonzero_exit() {
         ),
         (&["show", "<2,0,0,1,1,1,1> up"], "not a side"),
         (&["show", "<2,0,0,1,1,1,1>", "--rules", "awari"], "awari"),
-        (&["perft", "-m", "13", "-n", "1", "-d", "1"], "out of range"),
+        (&["perft", "-m", "13", "-n", "1", "-d", "1"], "1..=12"),
         (
             &["perft", "-m", "12", "-n", "5000", "-d", "1"],
             "more than the supported",
         ),
-        (&["perft", "-m", "6", "-n", "0", "-d", "1"], "0 seeds"),
+        (&["perft", "-m", "6", "-n", "0", "-d", "1"], "1..=32767"),
         (&["perft", "-m", "6", "-n", "4"], "--depth"),
         (&["perft", "-m", "6", "-n", "4", "-d", "-1"], "-1"),
         (
@@ -569,9 +571,6 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
 // Hostile input: endless lines, bytes that are not text, files that are not files
 // ---------------------------------------------------------------------------------------------
 
-/// Longer than any of these runs should take: a run that hangs is killed and fails.
-const LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
-
 /// Checks a refusal: exit code 2, one line on stderr that says `says`, nothing on stdout.
 fn refused(run: &Watched, says: &[&str]) {
     let stderr = run.stderr();
@@ -726,4 +725,298 @@ fn positions_on_the_command_line_are_shown_escaped_and_cut() {
         assert!(stderr.len() < 400, "{stderr}");
         assert!(!stderr.contains(['\u{1b}', '\u{202e}']), "{stderr}");
     }
+}
+
+/// A bound on every child process of the tests below: a regression that hangs fails instead.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+#[test]
+fn out_of_range_numbers_are_one_line_usage_errors_naming_the_option_and_range() {
+    // One case per class of option: counts, threads, MiB, seconds and minutes, a port, and
+    // the numbers inside player specs. Each is refused by the parser, before any work.
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["solve", "-m", "4", "-n", "3", "--threads", "100000"],
+            "--threads",
+            "is not in 1..=",
+        ),
+        (
+            &["db", "verify", "--dir", ".", "--threads", "0"],
+            "--threads",
+            "is not in 1..=",
+        ),
+        (
+            &["solve", "-m", "4", "-n", "3", "--tt-mb", "0"],
+            "--tt-mb",
+            "is not in 1..=",
+        ),
+        (
+            &["bench", "--tt-mb", "1000000000"],
+            "--tt-mb",
+            "is not in 1..=",
+        ),
+        (
+            &["match", "random", "random", "-g", "4294967296"],
+            "--games",
+            "1..=1000000000",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "random",
+                "-g",
+                "2",
+                "--opening-plies",
+                "101",
+            ],
+            "--opening-plies",
+            "0..=100",
+        ),
+        (&["solve", "-m", "13", "-n", "3"], "--houses", "1..=12"),
+        (
+            &["perft", "-m", "1", "-n", "9223372036854775808", "-d", "1"],
+            "--seeds",
+            "1..=32767",
+        ),
+        (
+            &["perft", "-m", "4", "-n", "3", "-d", "4000000000"],
+            "--depth",
+            "0..=1000",
+        ),
+        (
+            &["db", "verify", "--dir", ".", "--sample", "0"],
+            "--sample",
+            "1..=10000000",
+        ),
+        (&["play", "--hint-seeds", "65"], "--hint-seeds", "0..=64"),
+        (
+            &["replay", "x.txt", "--solve-seeds", "1000"],
+            "--solve-seeds",
+            "0..=64",
+        ),
+        (
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--table-file",
+                "t",
+                "--save-every",
+                "4e17",
+            ],
+            "--save-every",
+            "0.01..=1440",
+        ),
+        (
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--table-file",
+                "t",
+                "--save-every",
+                "NaN",
+            ],
+            "--save-every",
+            "0.01..=1440",
+        ),
+        (
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--table-file",
+                "t",
+                "--save-every",
+                "-1",
+            ],
+            "--save-every",
+            "0.01..=1440",
+        ),
+        (
+            &["kgp", "--host", "h", "--port", "0"],
+            "--port",
+            "1..=65535",
+        ),
+        (
+            &[
+                "kgp",
+                "--host",
+                "h",
+                "--port",
+                "1",
+                "--time-per-move",
+                "inf",
+            ],
+            "--time-per-move",
+            "0.01..=86400",
+        ),
+        (
+            &["kgp", "--host", "h", "--port", "1", "--retry-delay", "61"],
+            "--retry-delay",
+            "0..=60",
+        ),
+        (
+            &[
+                "kgp",
+                "--host",
+                "h",
+                "--port",
+                "1",
+                "--retries",
+                "4294967295",
+            ],
+            "--retries",
+            "0..=10000",
+        ),
+        (
+            &["mankalah", "--time-budget", "1e300"],
+            "--time-budget",
+            "0.01..=86400",
+        ),
+        (
+            &["play", "--north", "engine:1e20s"],
+            "--north",
+            "from 1ms to 86400s",
+        ),
+        (
+            &["match", "alphabeta:31", "random", "-g", "2"],
+            "<A>",
+            "1 to 30",
+        ),
+        (
+            &["match", "random:-1", "random", "-g", "2"],
+            "<A>",
+            "from 0 to 18446744073709551615",
+        ),
+    ];
+    for &(args, option, range) in cases {
+        let out = kalah_within(args, LIMIT);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(option) && stderr.contains(range),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The help states the ranges.
+    let help = String::from_utf8_lossy(&kalah(&["solve", "--help"]).stdout).into_owned();
+    for range in [
+        "1 to 64 (4 a core above 16 cores)",
+        "1 to the machine's physical memory",
+    ] {
+        assert!(help.contains(range), "{range}: {help}");
+    }
+}
+
+#[test]
+fn a_table_file_that_cannot_be_written_is_refused_at_once() {
+    let dir = fresh_dir("cli-table-refused");
+    let solve = |file: &std::path::Path| {
+        let f = file.to_str().unwrap();
+        kalah_within(
+            &[
+                "solve",
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--tt-mb",
+                "16",
+                "--table-file",
+                f,
+            ],
+            LIMIT,
+        )
+    };
+    let refused = |file: &std::path::Path, says: &str| {
+        let out = solve(file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(file.to_str().unwrap()) && stderr.contains(says),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty(), "nothing was solved");
+    };
+    // A directory that is a file: nothing can be made there, by anyone.
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    refused(&blocker.join("t.ktt"), "cannot be written");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // A FIFO or a device would hang the load, or swallow the save.
+        let fifo = dir.join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        refused(&fifo, "a FIFO");
+        refused(std::path::Path::new("/dev/full"), "a device");
+        // A read-only directory (root writes there anyway: then the solve saves as usual).
+        let read_only = dir.join("read-only");
+        std::fs::create_dir(&read_only).unwrap();
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let probe = read_only.join("probe");
+        if std::fs::write(&probe, "").is_err() {
+            refused(&read_only.join("t.ktt"), "cannot be written");
+        } else {
+            let _ = std::fs::remove_file(&probe);
+            assert!(solve(&read_only.join("t.ktt")).status.success());
+        }
+        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_table_file_save_that_fails_is_an_error_after_the_answer() {
+    // A full disk, without root: a limit on the size of the files the process writes (with
+    // SIGXFSZ ignored, a write past it fails with EFBIG instead of killing the process).
+    let dir = fresh_dir("cli-table-full");
+    let file = dir.join("t.ktt");
+    let mut command = std::process::Command::new("sh");
+    command.args(["-c", "ulimit -f 64; trap '' XFSZ; exec \"$0\" \"$@\""]);
+    command.arg(env!("CARGO_BIN_EXE_kalah"));
+    command.args([
+        "solve",
+        "-m",
+        "4",
+        "-n",
+        "3",
+        "--tt-mb",
+        "16",
+        "--json",
+        "--table-file",
+    ]);
+    command.arg(&file);
+    let out = run_within(command, "", LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let last = stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with("kalah: --table-file") && last.contains("t.ktt"),
+        "{stderr}"
+    );
+    assert!(last.contains("not saved"), "{stderr}");
+    // The answer was not lost, and no half-written table or temporary is left.
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["value"], 6);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

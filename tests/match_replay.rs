@@ -2,13 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use kalah::play::arena::{MatchConfig, MatchReport, play_match};
+use kalah::play::arena::{GameResult, MatchConfig, MatchStats, play_match};
 use kalah::play::record::Record;
 use kalah::play::{GameRules, PlayRules, PlayerSpec, Resources};
 use kalah::{AnyPosition, Rules, Side, Solver, SolverConfig, with_position};
 
 mod cli_common;
-use cli_common::{fresh_dir, json, json_and_stderr, kalah};
+use cli_common::{fresh_dir, json, json_and_stderr, kalah, kalah_within, run_within};
 
 fn rules(houses: usize, seeds: u32, rules: PlayRules, pie: bool) -> GameRules {
     GameRules {
@@ -19,9 +19,25 @@ fn rules(houses: usize, seeds: u32, rules: PlayRules, pie: bool) -> GameRules {
     }
 }
 
-fn run_match(a: &str, b: &str, config: &MatchConfig) -> MatchReport {
+/// A match's games, in order (the arena keeps none: they are collected as they end), and its
+/// totals.
+struct Played {
+    games: Vec<GameResult>,
+    stats: MatchStats,
+}
+
+fn run_match(a: &str, b: &str, config: &MatchConfig) -> Played {
     let (a, b): (PlayerSpec, PlayerSpec) = (a.parse().unwrap(), b.parse().unwrap());
-    play_match(&a, &b, config, &Resources::default(), &|_| {}, &|_| {}).unwrap()
+    let games = std::sync::Mutex::new(Vec::new());
+    let on_game = |g: &GameResult| games.lock().unwrap().push(g.clone());
+    let report = play_match(&a, &b, config, &Resources::default(), &|_| {}, &on_game).unwrap();
+    let mut games = games.into_inner().unwrap();
+    games.sort_by_key(|g| g.index);
+    assert_eq!(MatchStats::of(&games), report.stats);
+    Played {
+        games,
+        stats: report.stats,
+    }
 }
 
 fn small_solver(houses: usize, rules: Rules) -> Solver {
@@ -396,6 +412,8 @@ fn replay_finds_no_mistake_in_the_perfect_players_moves() {
             "0",
             "--record",
             d,
+            // The second rule set's games replace the first's.
+            "--force",
             "--json",
         ]);
         for game in 1..=2 {
@@ -520,4 +538,154 @@ fn a_bad_record_is_one_line_naming_the_file_and_line() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A bound on every child process of the tests below: a regression that hangs fails instead.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+#[test]
+fn an_unwritable_learner_file_is_refused_before_the_match() {
+    let dir = fresh_dir("match-learner-file");
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    let mut files = vec![blocker.join("memory.txt")];
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        files.push(fifo);
+        files.push(PathBuf::from("/dev/full"));
+    }
+    for file in files {
+        let learner = format!("learner:{}", file.display());
+        let out = kalah_within(
+            &["match", &learner, "random", "-g", "4", "-m", "3", "-n", "2"],
+            LIMIT,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{learner}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+        assert!(out.stdout.is_empty(), "refused before any game");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_learner_saves_every_game_it_did_not_win_as_the_match_goes() {
+    // Learners of games played at once share the file: no line may be lost.
+    let dir = fresh_dir("match-learner-saves");
+    let file = dir.join("memory.txt");
+    std::fs::write(&file, "# remembered openings\n").unwrap();
+    let learner = format!("learner:{}", file.display());
+    let v = json(&[
+        "match",
+        &learner,
+        "perfect",
+        "-g",
+        "16",
+        "-m",
+        "3",
+        "-n",
+        "2",
+        "--threads",
+        "4",
+        "--json",
+    ]);
+    let not_won = v["draws"].as_u64().unwrap() + v["losses"].as_u64().unwrap();
+    assert!(not_won > 0, "{v}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("# remembered openings\n"), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("Kalah(3,2) standard: "))
+            .count() as u64,
+        not_won,
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn match_records_are_never_replaced_without_force_nor_shared_by_two_matches() {
+    let dir = fresh_dir("match-records-force");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "match", "greedy", "random", "-g", "3", "-m", "3", "-n", "2", "--record", d,
+    ];
+    assert!(kalah_within(&args, LIMIT).status.success());
+    let before = std::fs::read_to_string(record_path(&dir, 2)).unwrap();
+    let again = args
+        .iter()
+        .copied()
+        .chain(["--seed", "2"])
+        .collect::<Vec<_>>();
+    let out = kalah_within(&again, LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("game-0001.txt") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(record_path(&dir, 2)).unwrap(),
+        before
+    );
+    let mut forced = again.clone();
+    forced.push("--force");
+    assert!(kalah_within(&forced, LIMIT).status.success());
+    // A directory held by a match (here, by this test) is refused to another.
+    let held = kalah::files::lock_dir(&dir).unwrap();
+    let out = kalah_within(&forced, LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("in use by another match"), "{stderr}");
+    drop(held);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_long_match_runs_in_a_fixed_amount_of_memory() {
+    // 64 MiB of address space: keeping every game (as the matches once did) takes more than
+    // 100 MiB for 300000 games of Kalah(1,1). (One malloc arena: glibc reserves 64 MiB of
+    // address space for each thread's arena, and is slow when it cannot.)
+    let limited = |args: &[&str]| {
+        let mut command = std::process::Command::new("sh");
+        command.env("MALLOC_ARENA_MAX", "1");
+        command.args(["-c", "ulimit -v 65536; exec \"$0\" \"$@\""]);
+        command.arg(env!("CARGO_BIN_EXE_kalah")).args(args);
+        let out = run_within(command, "", LIMIT);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = limited(&[
+        "match", "random", "random", "-g", "300000", "-m", "1", "-n", "1", "--json",
+    ]);
+    assert_eq!(v["games"], 300000);
+    // Listing every game: each is written out, in order, as soon as the games before it are.
+    let v = limited(&[
+        "match",
+        "random",
+        "greedy",
+        "-g",
+        "30000",
+        "-m",
+        "1",
+        "-n",
+        "1",
+        "--verbose",
+        "--json",
+    ]);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 30000);
+    assert!(
+        results
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r["game"] == i as u64 + 1)
+    );
+    assert_eq!(v["games"], 30000);
 }

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 mod cli_common;
-use cli_common::{fresh_dir, kalah_watched};
+use cli_common::{fresh_dir, kalah_watched, run_within, wait_within};
 
 use kalah::play::players::Searcher;
 use kalah::play::record::Record;
@@ -444,8 +444,10 @@ fn a_long_line_or_bytes_that_are_not_text_at_the_prompt_get_one_message_and_the_
     );
     assert!(out.contains("South wins by 2"), "{out}");
     assert_eq!(out.matches("your move").count(), 5, "{out}");
-    // An endless line, then the end of the input: one message, and the game so far is saved.
-    let run = kalah_watched(&args, vec![vec![0; 8 << 20]], limit);
+    // An endless line, then the end of the input: one message, and the game so far is saved
+    // (over the first game's record: --force).
+    let again = [&args[..], &["--force"]].concat();
+    let run = kalah_watched(&again, vec![vec![0; 8 << 20]], limit);
     let out = run.stdout();
     assert!(run.output.status.success(), "{}", run.stderr());
     assert_eq!(out.matches("line too long").count(), 1, "{out}");
@@ -466,7 +468,10 @@ fn hints_above_the_database_search_with_it_and_say_the_same() {
     // Kalah(4,3): 24 seeds, above the database; a hint, a move, a hint again.
     let hint = |db: bool| {
         let record = dir.join("game.txt");
-        let mut args = vec!["-m", "4", "-n", "3", "--north", "greedy", "--record"];
+        // The second game replaces the first one's record.
+        let mut args = vec![
+            "-m", "4", "-n", "3", "--north", "greedy", "--force", "--record",
+        ];
         args.push(record.to_str().unwrap());
         if db {
             args.extend(["--db", dir.to_str().unwrap()]);
@@ -564,5 +569,139 @@ fn a_saved_game_resumes_where_it_stopped_and_is_saved_after_every_move() {
     let _ = child.wait();
     drop(stdin);
     assert_eq!(record.actions[0], Action::Sow(mv(1)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bound on every child process of the tests below: a regression that hangs fails instead.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `kalah play ARGS` with `input` on stdin, in `dir`, within [`LIMIT`].
+fn play_in(dir: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    command.arg("play").args(args).current_dir(dir);
+    run_within(command, input, LIMIT)
+}
+
+#[test]
+fn a_record_never_replaces_an_unrelated_file_without_force() {
+    let dir = fresh_dir("play-record-force");
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    let args = [
+        "-m",
+        "2",
+        "-n",
+        "1",
+        "--north",
+        "greedy",
+        "--record",
+        "notes.txt",
+    ];
+    let out = play_in(&dir, &args, "1\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("notes.txt") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "refused before the game starts");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
+    // With --force it is replaced by the record.
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    let out = play_in(&dir, &forced, "1\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record = Record::parse(&std::fs::read_to_string(&notes).unwrap()).unwrap();
+    assert_eq!(record.actions[0], Action::Sow(mv(1)));
+    // An empty file holds nothing to lose; a FIFO or a device is never a record.
+    std::fs::write(dir.join("empty.txt"), "").unwrap();
+    let out = play_in(
+        &dir,
+        &["-m", "2", "-n", "1", "--record", "empty.txt"],
+        "quit\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = play_in(&dir, &["--record", "/dev/null", "--force"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a device"));
+    // Without --record, quit saves beside an earlier saved game, never over it.
+    for _ in 0..2 {
+        let out = play_in(&dir, &["-m", "3", "-n", "2"], "quit\n");
+        assert!(out.status.success());
+    }
+    assert!(dir.join("kalah-saved-game.txt").exists());
+    assert!(dir.join("kalah-saved-game-2.txt").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_second_game_on_the_same_record_is_refused_while_the_first_runs() {
+    let dir = fresh_dir("play-record-twice");
+    let file = dir.join("g.txt");
+    let path = file.to_str().unwrap();
+    // The first game: a human South who has made one move, and waits for the next.
+    let mut first = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args([
+            "play", "-m", "4", "-n", "3", "--north", "greedy", "--record", path,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = first.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"1\n").unwrap();
+    let deadline = std::time::Instant::now() + LIMIT;
+    while Record::parse(&std::fs::read_to_string(&file).unwrap_or_default())
+        .map_or(true, |r| r.actions.len() < 2)
+    {
+        if std::time::Instant::now() > deadline {
+            let _ = first.kill();
+            panic!("the first game did not save its moves");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A second game on the same file, new or resumed, is refused before it starts.
+    for args in [
+        &["-m", "4", "-n", "3", "--record", path, "--force"][..],
+        &["--resume", path],
+    ] {
+        let out = play_in(&dir, args, "");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("in use by another game"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    // The first game goes on, and ends with its own moves in the file.
+    std::io::Write::write_all(&mut stdin, b"quit\n").unwrap();
+    drop(stdin);
+    let out = wait_within(first, LIMIT);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record = Record::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(record.actions[0], Action::Sow(mv(1)));
+    assert_eq!(record.north, "greedy");
+    // Once it is over, the file may be resumed.
+    let out = play_in(&dir, &["--resume", path, "--south", "greedy"], "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,11 @@
 //! Arguments shared by the commands that take a position, and their conversion.
 
+use std::ops::RangeInclusive;
+use std::time::Duration;
+
 use clap::Args;
-use clap::builder::TypedValueParser as _;
+use clap::builder::{RangedU64ValueParser, TypedValueParser};
+use kalah::play::PlayerSpec;
 use kalah::{AnyPosition, Rules, Setup, Side};
 
 use super::CliError;
@@ -18,18 +22,96 @@ pub fn side_parser() -> impl clap::builder::TypedValueParser<Value = Side> {
         .map(|s| s.parse::<Side>().expect("listed sides parse"))
 }
 
-/// Parses a thread count for clap: a whole number, at least 1.
-pub fn parse_threads(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".to_string()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
-    }
+// Every numeric option is bounded here, by clap, with its range in its help: a value out of
+// range is a one-line usage error (exit code 2) before any work starts. Each range says why.
+
+/// The cores this process may use (at least 1).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The most worker threads an option accepts: four a core, and at least 64. The solver and the
+/// builders keep every thread busy, so threads beyond the cores only share them; tens of
+/// thousands of threads stall the whole machine. Four a core leaves room to measure
+/// oversubscription, and 64 lets a script written for a bigger machine run on a small one.
+pub fn max_threads() -> usize {
+    cores().saturating_mul(4).max(64)
+}
+
+/// Parses a thread count for clap: 1 to [`max_threads`].
+pub fn threads() -> impl TypedValueParser<Value = usize> {
+    RangedU64ValueParser::<usize>::new().range(1..=max_threads() as u64)
 }
 
 /// The threads asked for with --threads, or all cores.
 pub fn threads_or_all(threads: Option<usize>) -> usize {
-    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    threads.unwrap_or_else(cores)
+}
+
+/// The largest table an option accepts, in MiB: the machine's physical memory (64 GiB where
+/// the OS does not say). A table is touched all over during a long solve: one bigger than the
+/// memory would only swap, or get the process killed.
+pub fn max_mib() -> usize {
+    const UNKNOWN_MEMORY_MIB: u64 = 64 << 10;
+    let mib = kalah::physical_memory().map_or(UNKNOWN_MEMORY_MIB, |bytes| bytes >> 20);
+    usize::try_from(mib).unwrap_or(usize::MAX).max(1)
+}
+
+/// Parses a table size in MiB for clap: 1 to [`max_mib`] (a table of 0 MiB, one bucket, would
+/// make a solve run for ever).
+pub fn mib() -> impl TypedValueParser<Value = usize> {
+    RangedU64ValueParser::<usize>::new().range(1..=max_mib() as u64)
+}
+
+/// Houses a side: 1 to [`kalah::MAX_HOUSES`], the widest board the engine plays.
+pub const HOUSES: RangeInclusive<u64> = 1..=kalah::MAX_HOUSES as u64;
+/// Seeds a house at the start: 1 to half of [`kalah::MAX_SEEDS`] (Kalah(1,N) holds 2·N seeds;
+/// the variant then checks 2·M·N against [`kalah::MAX_SEEDS`]).
+pub const SEEDS: RangeInclusive<u64> = 1..=kalah::MAX_SEEDS as u64 / 2;
+/// Seeds on a board searched exactly for a hint or a replay: 0 to 64. The exact solver takes
+/// minutes on boards of 60 seeds (Kalah(6,5)) even with databases: above 64 a hint or a
+/// replay would never end.
+pub const EXACT_SEEDS: RangeInclusive<u64> = 0..=64;
+
+/// Parses a whole number in `range` for clap (the error names the range).
+pub fn count<T>(range: RangeInclusive<u64>) -> RangedU64ValueParser<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+    <T as TryFrom<u64>>::Error: std::error::Error + Send + Sync + 'static,
+{
+    RangedU64ValueParser::<T>::new().range(range)
+}
+
+/// Parses a time in seconds for clap: a decimal number from `min` to `max` (NaN, infinities,
+/// negative numbers and anything out of range are refused before any conversion).
+pub fn seconds(min: f64, max: f64) -> impl TypedValueParser<Value = Duration> {
+    move |s: &str| time_in(s, "seconds", 1.0, min, max)
+}
+
+/// Parses a time in minutes for clap, as [`seconds`] does.
+pub fn minutes(min: f64, max: f64) -> impl TypedValueParser<Value = Duration> {
+    move |s: &str| time_in(s, "minutes", 60.0, min, max)
+}
+
+/// `text` as a time of `scale` seconds a unit, checked against `min..=max` units.
+fn time_in(text: &str, unit: &str, scale: f64, min: f64, max: f64) -> Result<Duration, String> {
+    let out_of_range = || format!("expected a number of {unit} in {min}..={max}");
+    let value: f64 = text.trim().parse().map_err(|_| out_of_range())?;
+    // Also false for NaN.
+    if !(min..=max).contains(&value) {
+        return Err(out_of_range());
+    }
+    Duration::try_from_secs_f64(value * scale).map_err(|_| out_of_range())
+}
+
+/// Parses a player spec for clap (see [`PlayerSpec`]): the text as given, once it parses, so
+/// that a bad spec, or a number in it out of range, is a usage error.
+pub fn player_spec() -> impl TypedValueParser<Value = String> {
+    |s: &str| {
+        s.parse::<PlayerSpec>()
+            .map(|_| s.to_owned())
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// The capture rule.

@@ -61,8 +61,8 @@ pub struct BuildArgs {
     /// Directory of the level files (created if missing).
     #[arg(long)]
     dir: PathBuf,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores].
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
     /// Print JSON: {"houses", "rules", "dir", "levels": [{"level", "entries", "bytes",
     /// "time_ms", "kept", "checksum"}], "entries", "bytes", "time_ms"}.
@@ -84,11 +84,17 @@ pub struct VerifyArgs {
     /// Check every entry against its moves, not a sample (as long as a build).
     #[arg(long)]
     all: bool,
-    /// Entries per level checked against their moves when not --all.
-    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    /// Entries per level checked against their moves when not --all, 1 to 10000000 (the
+    /// sample is drawn first, 8 bytes an entry; for more, check all).
+    #[arg(
+        long,
+        default_value_t = 100_000,
+        value_name = "N",
+        value_parser = super::args::count::<u64>(1..=10_000_000)
+    )]
     sample: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores].
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
     /// Check only the levels 0..=K of each database (all of which must be there).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_LEVEL)))]

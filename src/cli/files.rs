@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use kalah::files::Claimed;
 use kalah::play::record::{MAX_RECORD_BYTES, Record};
 
 use super::CliError;
@@ -31,4 +32,10 @@ pub fn read_record(file: &Path) -> Result<Record, CliError> {
 /// one record a game, and a record is cheap to play again; the databases' levels are synced.)
 pub fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
     kalah::files::write_whole(path, |file| file.write_all(text.as_bytes()))
+}
+
+/// Writes `text` whole to the file `claimed` holds, keeping the claim
+/// ([`kalah::files::Claimed::replace`]; not synced, as [`write_whole`]).
+pub fn replace_whole(claimed: &mut Claimed, text: &str) -> std::io::Result<()> {
+    claimed.replace(|file| file.write_all(text.as_bytes()))
 }

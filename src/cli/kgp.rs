@@ -29,8 +29,8 @@ pub struct KgpArgs {
     #[arg(long, value_name = "HOST")]
     host: String,
 
-    /// The server's TCP port.
-    #[arg(long, value_name = "PORT")]
+    /// The server's TCP port, 1 to 65535.
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     port: u16,
 
     /// The bot's name, sent as `set info:name`.
@@ -46,15 +46,16 @@ pub struct KgpArgs {
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
 
-    /// Seconds of thinking per state at most, counted from its arrival (the tournament allows
-    /// 5; a `stop` from the server, or its `time:clock`, may end it sooner).
+    /// Seconds of thinking per state at most, 0.01 to 86400, counted from its arrival (the
+    /// tournament allows 5; a `stop` from the server, or its `time:clock`, may end it sooner).
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 4.5,
+        default_value = "4.5",
+        value_parser = super::args::seconds(0.01, 86_400.0),
         allow_negative_numbers = true
     )]
-    time_per_move: f64,
+    time_per_move: Duration,
 
     /// Endgame databases (standard rules; see `kalah db build`), used for the board sizes the
     /// directory holds.
@@ -65,36 +66,35 @@ pub struct KgpArgs {
     #[arg(long, value_name = "FILE", default_value = "kalah-kgp.log")]
     log: PathBuf,
 
-    /// Reconnection attempts in a row before giving up (0: none).
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    /// Reconnection attempts in a row before giving up, 0 (none) to 10000 (a week of attempts
+    /// a minute apart).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 5,
+        value_parser = super::args::count::<u32>(0..=10_000)
+    )]
     retries: u32,
 
-    /// Seconds before the first reconnection attempt; the wait doubles with each further one.
+    /// Seconds before the first reconnection attempt, 0 to 60; the wait doubles with each
+    /// further one, up to 60.
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 1.0,
+        default_value = "1",
+        value_parser = super::args::seconds(0.0, 60.0),
         allow_negative_numbers = true
     )]
-    retry_delay: f64,
+    retry_delay: Duration,
 
-    /// The exact solver's table in MiB (KGP bots get about 1 GiB of memory).
-    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    /// The exact solver's table in MiB, 1 to the machine's physical memory (KGP bots get
+    /// about 1 GiB of memory).
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = super::args::mib())]
     tt_mb: usize,
 
     /// Also print one line on stderr for every state answered.
     #[arg(long)]
     verbose: bool,
-}
-
-/// Seconds from the command line: finite, at least `min`, at most a day.
-fn seconds(option: &str, value: f64, min: f64) -> Result<Duration, CliError> {
-    if !value.is_finite() || value < min || value > 86_400.0 {
-        return Err(CliError::input(format!(
-            "{option} must be a number of seconds from {min} to 86400, not {value}"
-        )));
-    }
-    Ok(Duration::from_secs_f64(value))
 }
 
 /// A string for a `set` command: no line breaks or other control characters.
@@ -112,9 +112,6 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
     if args.host.trim().is_empty() {
         return Err(CliError::input("--host must not be empty"));
     }
-    if args.port == 0 {
-        return Err(CliError::input("--port must be from 1 to 65535"));
-    }
     if let Some(dir) = &args.db {
         if !dir.is_dir() {
             return Err(CliError::input(format!(
@@ -123,20 +120,17 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
             )));
         }
     }
-    if args.tt_mb == 0 {
-        return Err(CliError::input("--tt-mb must be at least 1"));
-    }
     let config = ClientConfig {
         host: args.host.trim().to_owned(),
         port: args.port,
         name: text("--name", args.name)?,
         authors: text("--authors", args.authors)?,
         token: text("--token", args.token)?,
-        time_per_move: seconds("--time-per-move", args.time_per_move, 0.01)?,
+        time_per_move: args.time_per_move,
         db_dir: args.db,
         tt_mib: args.tt_mb,
         retries: args.retries,
-        retry_delay: seconds("--retry-delay", args.retry_delay, 0.0)?,
+        retry_delay: args.retry_delay,
     };
     let mut log = OpenOptions::new()
         .create(true)

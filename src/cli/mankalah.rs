@@ -31,17 +31,23 @@ use super::CliError;
 /// Example: kalah mankalah --time-budget 3600 --db db --log agent.log
 #[derive(Args, Debug)]
 pub struct MankalahArgs {
-    /// The thinking time for the whole game, in seconds (the engine allows an hour). The agent
-    /// spends a share of what is left on each move, more in the middle game, and keeps a
-    /// reserve.
-    #[arg(long, default_value_t = DEFAULT_BUDGET.as_secs_f64(), value_name = "SECONDS")]
-    time_budget: f64,
+    /// The thinking time for the whole game, in seconds, 0.01 to 86400 (the engine allows an
+    /// hour; a day is more than any game gets). The agent spends a share of what is left on
+    /// each move, more in the middle game, and keeps a reserve.
+    #[arg(
+        long,
+        default_value = "3600",
+        value_name = "SECONDS",
+        value_parser = super::args::seconds(0.01, 86_400.0),
+        allow_negative_numbers = true
+    )]
+    time_budget: Duration,
     /// Endgame databases for 7 houses, standard rules (`kalah db build --houses 7`): positions
     /// with at most their top level of seeds on the board are played perfectly.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
-    /// Solver threads for the exact endgame.
-    #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Solver threads for the exact endgame, 1 to 64 (4 a core above 16 cores).
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::args::threads())]
     threads: usize,
     /// Write every message in and out to FILE, each with the seconds since the start (and the
     /// agent's notes and thinking, on lines starting with #).
@@ -49,17 +55,12 @@ pub struct MankalahArgs {
     log: Option<PathBuf>,
 }
 
+// The default of --time-budget, as clap reads it.
+const _: () = assert!(DEFAULT_BUDGET.as_secs() == 3600 && DEFAULT_BUDGET.subsec_nanos() == 0);
+
 /// Runs the agent until END.
 pub fn run(args: MankalahArgs) -> Result<(), CliError> {
-    let budget = Duration::try_from_secs_f64(args.time_budget)
-        .ok()
-        .filter(|b| !b.is_zero())
-        .ok_or_else(|| {
-            CliError::input(format!(
-                "invalid --time-budget '{}': expected a positive number of seconds",
-                args.time_budget
-            ))
-        })?;
+    let budget = args.time_budget;
     let db = match &args.db {
         None => None,
         Some(dir) => Some(Arc::new(

@@ -1,19 +1,19 @@
 //! `kalah match`: two engines, many games in parallel, A's wins, draws, losses and margin.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use indicatif::{ProgressBar, ProgressStyle};
+use kalah::files::ClaimError;
 use kalah::play::arena::{GameResult, MatchConfig, MatchReport, play_match};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
 use serde_json::json;
 
 use super::CliError;
-use super::args::print_json;
 
 /// Parses a play rule-set name for clap (so the help lists the choices).
 fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
@@ -27,29 +27,49 @@ fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules
 /// sowings, --opening-plies), A is South in the first and B in the second, so neither gains
 /// from the side it plays. An odd --games plays one last game with A as South.
 ///
-/// Players: random[:SEED], greedy, minimax:D, alphabeta:D, perfect (Kalah rules only; with
-/// --db it reads the endgame databases), learner[:FILE]. `random:S` plays game g with seed
-/// S+g; plain `random` with a seed drawn from --seed. The same --seed replays the same match.
+/// Players: random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect (Kalah rules
+/// only; with --db it reads the endgame databases), engine:TIME (1ms to 86400s),
+/// learner[:FILE]. `random:S` plays game g with seed S+g; plain `random` with a seed drawn from
+/// --seed. The same --seed replays the same match.
+///
+/// Memory does not grow with --games: each game is counted, written and printed as it ends,
+/// then dropped.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
     /// Player A, the one the results are counted for (e.g. alphabeta:6).
-    #[arg(value_name = "A")]
+    #[arg(value_name = "A", value_parser = super::args::player_spec())]
     a: String,
 
     /// Player B (e.g. random).
-    #[arg(value_name = "B")]
+    #[arg(value_name = "B", value_parser = super::args::player_spec())]
     b: String,
 
-    /// Games to play (pairs of games share an opening).
-    #[arg(long, short = 'g', value_name = "N")]
+    /// Games to play, 1 to 1000000000 (pairs of games share an opening; a billion games take
+    /// hours even on the smallest board).
+    #[arg(
+        long,
+        short = 'g',
+        value_name = "N",
+        value_parser = super::args::count::<usize>(1..=MAX_GAMES)
+    )]
     games: usize,
 
     /// Houses a side, M (1 to 12).
-    #[arg(long, short = 'm', default_value_t = 6)]
+    #[arg(
+        long,
+        short = 'm',
+        default_value_t = 6,
+        value_parser = super::args::count::<usize>(super::args::HOUSES)
+    )]
     houses: usize,
 
-    /// Seeds a house at the start, N.
-    #[arg(long, short = 'n', default_value_t = 4)]
+    /// Seeds a house at the start, N (1 to 32767, and 2·M·N at most 65535).
+    #[arg(
+        long,
+        short = 'n',
+        default_value_t = 4,
+        value_parser = super::args::count::<u64>(super::args::SEEDS)
+    )]
     seeds: u64,
 
     /// Rule set: `standard`, `empty-capture` (a lone last seed opposite an empty house is
@@ -62,13 +82,19 @@ pub struct MatchArgs {
     #[arg(long)]
     pie: bool,
 
-    /// Random sowings at the start of each pair of games, so that deterministic engines do
-    /// not play one game over and over (under the pie rule the opening stops when North may
-    /// swap).
-    #[arg(long, value_name = "K", default_value_t = 2)]
+    /// Random sowings at the start of each pair of games, 0 to 100, so that deterministic
+    /// engines do not play one game over and over (under the pie rule the opening stops when
+    /// North may swap; more than 100 random sowings are a random game, not an opening).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 2,
+        value_parser = super::args::count::<usize>(0..=100)
+    )]
     opening_plies: usize,
 
-    /// Seed of the openings and of unseeded random players.
+    /// Seed of the openings and of unseeded random players, any whole number from 0 to
+    /// 18446744073709551615.
     #[arg(long, value_name = "X", default_value_t = 1)]
     seed: u64,
 
@@ -77,23 +103,34 @@ pub struct MatchArgs {
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
 
-    /// Games played at once (default: all cores). The results do not depend on it.
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Games played at once, 1 to 64 (4 a core above 16 cores) [default: all cores]. The
+    /// results do not depend on it.
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
 
     /// Write every game to DIR as a game record, game-0001.txt, game-0002.txt, ... (the
-    /// directory is created; files of the same names are replaced).
+    /// directory is created). DIR is held for the whole match: a second match given the same
+    /// DIR is refused while this one runs. A DIR that already holds any of the match's file
+    /// names is refused (see --force).
     #[arg(long, value_name = "DIR")]
     record: Option<PathBuf>,
+
+    /// Replace the records of the same names already in --record DIR.
+    #[arg(long, requires = "record")]
+    force: bool,
 
     /// One line per game: sides, margin, stores and the nodes each searching player used.
     #[arg(long, short = 'v')]
     verbose: bool,
 
-    /// Print JSON (see the README for the fields; with --verbose it lists every game).
+    /// Print JSON (see the README for the fields; with --verbose it lists every game, each
+    /// written out as it ends).
     #[arg(long)]
     json: bool,
 }
+
+/// The most games a match plays.
+const MAX_GAMES: u64 = 1_000_000_000;
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let spec = |s: &str| {
@@ -109,9 +146,6 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             )));
         }
     }
-    if args.games == 0 {
-        return Err(CliError::input("--games must be at least 1"));
-    }
     let variant = kalah::Variant::new(args.houses, args.seeds, kalah::Rules::Standard)
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let rules = GameRules {
@@ -126,6 +160,11 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         opening_plies: args.opening_plies,
         seed: args.seed,
     };
+    // Held until the match is over.
+    let _record_dir = match &args.record {
+        Some(dir) => prepare_record_dir(dir, args.games, args.force)?,
+        None => None,
+    };
     let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
     let db = super::play::open_db_for_perfect(&args.db, rules, perfect, threads)?;
@@ -134,14 +173,6 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         .thread_name(|i| format!("kalah-match-{i}"))
         .build()
         .map_err(|e| CliError::failure(format!("cannot start the worker threads: {e}")))?;
-    if let Some(dir) = &args.record {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            CliError::failure(format!(
-                "cannot create the directory {}: {e}",
-                dir.display()
-            ))
-        })?;
-    }
     let res = Resources {
         db,
         threads: 1,
@@ -155,8 +186,9 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    // Verbose lines are printed in game order as soon as the games before them are done.
-    let pending = Mutex::new((0usize, BTreeMap::<usize, String>::new()));
+    // With --verbose, each game is written out in game order as soon as the games before it
+    // are over (so at most a block of games waits: see kalah::play::arena).
+    let games = Mutex::new(InOrder::default());
     let record_error = Mutex::new(None::<String>);
     let on_game = |r: &GameResult| {
         if let Some(dir) = &args.record
@@ -164,33 +196,143 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         {
             record_error.lock().expect("not poisoned").get_or_insert(e);
         }
-        if args.verbose && !args.json {
-            let mut guard = pending.lock().expect("not poisoned");
-            let (next, ready) = &mut *guard;
-            ready.insert(r.index, game_line(r, args.games));
-            while let Some(line) = ready.remove(next) {
-                bar.suspend(|| println!("{line}"));
-                *next += 1;
-            }
+        if args.verbose {
+            let text = if args.json {
+                game_json(r).to_string()
+            } else {
+                game_line(r, args.games)
+            };
+            let mut games = games.lock().expect("not poisoned");
+            games.add(r.index, text, |i, text| {
+                bar.suspend(|| print_game(i, text, args.json));
+            });
         }
     };
     let progress = |done: usize| bar.set_position(done as u64);
     let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
     bar.finish_and_clear();
-    let report = report.map_err(|e| match e {
-        // A player that cannot be made or cannot play these rules: the user's choice.
-        PlayError::Spec(m) | PlayError::Unsupported(m) => CliError::input(m),
-        other => CliError::failure(other.to_string()),
+    // With --verbose --json the games have been written out: the other fields close the object.
+    let listed = args.verbose && args.json;
+    let started = games.into_inner().expect("not poisoned").next > 0;
+    let report = report.map_err(|e| {
+        let error = match e {
+            // A player that cannot be made or cannot play these rules: the user's choice.
+            PlayError::Spec(m) | PlayError::Unsupported(m) => CliError::input(m),
+            other => CliError::failure(other.to_string()),
+        };
+        if listed && started {
+            println!("],\"error\":{}}}", json!(error.message));
+        }
+        error
     })?;
-    if let Some(e) = record_error.into_inner().expect("not poisoned") {
-        return Err(CliError::failure(e));
-    }
+    // The results stand even if a record could not be written: shown first, then the error.
     if args.json {
-        print_json(&match_json(&report, &args, &a, &b, &config));
+        let summary = match_json(&report, &a, &b, &config).to_string();
+        match summary.strip_prefix('{') {
+            // `{"results":[...` is open: the other fields close it.
+            Some(fields) if listed => println!("],{fields}"),
+            _ => println!("{summary}"),
+        }
     } else {
         print_summary(&report, &a, &b, &config, threads);
     }
-    Ok(())
+    match record_error.into_inner().expect("not poisoned") {
+        Some(e) => Err(CliError::failure(e)),
+        None => Ok(()),
+    }
+}
+
+/// The games of a match put back in order: each is written out once all before it are.
+#[derive(Default)]
+struct InOrder {
+    /// The number of the next game to write out.
+    next: usize,
+    /// The games over but not written out yet, by number.
+    waiting: BTreeMap<usize, String>,
+}
+
+impl InOrder {
+    /// Adds game `index` and writes out, with `emit`, every game that is now next.
+    fn add(&mut self, index: usize, text: String, mut emit: impl FnMut(usize, &str)) {
+        self.waiting.insert(index, text);
+        while let Some(text) = self.waiting.remove(&self.next) {
+            emit(self.next, &text);
+            self.next += 1;
+        }
+    }
+}
+
+/// Writes out game `index` of --verbose: its line, or its JSON object in the `results` list
+/// (which opens the whole JSON object).
+fn print_game(index: usize, text: &str, json: bool) {
+    use std::io::Write;
+    if !json {
+        println!("{text}");
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let before = if index == 0 { "{\"results\":[" } else { "," };
+    let _ = write!(out, "{before}{text}");
+    let _ = out.flush();
+}
+
+/// Prepares --record DIR for a match of `games` games: creates it, holds it against a second
+/// match, checks that files can be made in it and, unless `force`, that it holds none of the
+/// records the match will write. Returns the lock on DIR, if the system has one.
+fn prepare_record_dir(
+    dir: &Path,
+    games: usize,
+    force: bool,
+) -> Result<Option<std::fs::File>, CliError> {
+    let name = dir.display();
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::input(format!("--record: cannot create the directory {name}: {e}"))
+    })?;
+    let lock = kalah::files::lock_dir(dir).map_err(|e| match e {
+        ClaimError::InUse => CliError::input(format!(
+            "--record {name} is in use by another match (wait for it to end, or choose another \
+             directory)"
+        )),
+        ClaimError::Io(e) => CliError::input(format!("--record: cannot use {name}: {e}")),
+    })?;
+    kalah::files::check_writable(&record_path(dir, 0))
+        .map_err(|e| CliError::input(format!("--record: cannot write files in {name}: {e}")))?;
+    if force {
+        return Ok(lock);
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::input(format!("--record: cannot read the directory {name}: {e}")))?;
+    let mut taken: Vec<String> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|file| {
+            file.strip_prefix("game-")
+                .and_then(|rest| rest.strip_suffix(".txt"))
+                .and_then(|number| number.parse::<usize>().ok())
+                .is_some_and(|n| (1..=games).contains(&n) && *file == record_name(n - 1))
+        })
+        .collect();
+    taken.sort();
+    match taken.as_slice() {
+        [] => Ok(lock),
+        [first, rest @ ..] => Err(CliError::input(format!(
+            "--record {name} already holds {first}{}: give --force to replace them, or choose \
+             another directory",
+            match rest.len() {
+                0 => String::new(),
+                n => format!(" and {n} more of this match's records"),
+            }
+        ))),
+    }
+}
+
+/// The name of the record of game `index` (from 0): game-0001.txt, ...
+fn record_name(index: usize) -> String {
+    format!("game-{:04}.txt", index + 1)
+}
+
+/// The record of game `index` (from 0) in `dir`.
+fn record_path(dir: &Path, index: usize) -> PathBuf {
+    dir.join(record_name(index))
 }
 
 /// Writes game `r` to `dir/game-NNNN.txt` (numbered from 1).
@@ -221,7 +363,7 @@ fn write_record(
         r.opening,
         if r.opening == 1 { " is" } else { "s are" },
     );
-    let path = dir.join(format!("game-{:04}.txt", r.index + 1));
+    let path = record_path(dir, r.index);
     super::files::write_whole(&path, &format!("{first}\n{note}{rest}"))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
@@ -311,14 +453,13 @@ fn print_summary(
 
 fn match_json(
     report: &MatchReport,
-    args: &MatchArgs,
     a: &PlayerSpec,
     b: &PlayerSpec,
     config: &MatchConfig,
 ) -> serde_json::Value {
     let s = &report.stats;
     let r = config.rules;
-    let mut out = json!({
+    json!({
         "variant": format!("Kalah({},{})", r.houses, r.seeds),
         "rules": r.rules.as_str(),
         "pie": r.pie,
@@ -337,26 +478,21 @@ fn match_json(
         "opening_plies": config.opening_plies,
         "seed": config.seed,
         "time_ms": report.elapsed.as_millis() as u64,
-    });
-    if args.verbose {
-        out["results"] = report
-            .games
-            .iter()
-            .map(|g| {
-                json!({
-                    "game": g.index + 1,
-                    "a_side": if g.a_started_south() { "south" } else { "north" },
-                    "swapped": g.game.swapped(),
-                    "margin_a": g.margin_a,
-                    "store_a": g.store_a,
-                    "store_b": g.store_b,
-                    "nodes_a": g.nodes_a,
-                    "nodes_b": g.nodes_b,
-                    "actions": g.game.actions().iter().map(|(_, a)| a.to_string()).collect::<Vec<_>>(),
-                    "opening": g.opening,
-                })
-            })
-            .collect();
-    }
-    out
+    })
+}
+
+/// One game of --verbose --json's `results`.
+fn game_json(g: &GameResult) -> serde_json::Value {
+    json!({
+        "game": g.index + 1,
+        "a_side": if g.a_started_south() { "south" } else { "north" },
+        "swapped": g.game.swapped(),
+        "margin_a": g.margin_a,
+        "store_a": g.store_a,
+        "store_b": g.store_b,
+        "nodes_a": g.nodes_a,
+        "nodes_b": g.nodes_b,
+        "actions": g.game.actions().iter().map(|(_, a)| a.to_string()).collect::<Vec<_>>(),
+        "opening": g.opening,
+    })
 }

@@ -22,15 +22,27 @@ pub struct PerftArgs {
     position: Option<String>,
 
     /// Houses a side, M (1 to 12), for the start position of Kalah(M,N).
-    #[arg(long, short = 'm', requires = "seeds")]
+    #[arg(
+        long,
+        short = 'm',
+        requires = "seeds",
+        value_parser = super::args::count::<usize>(super::args::HOUSES)
+    )]
     houses: Option<usize>,
 
-    /// Seeds a house at the start, N (2·M·N at most 65535).
-    #[arg(long, short = 'n', requires = "houses")]
+    /// Seeds a house at the start, N (1 to 32767, and 2·M·N at most 65535).
+    #[arg(
+        long,
+        short = 'n',
+        requires = "houses",
+        value_parser = super::args::count::<u64>(super::args::SEEDS)
+    )]
     seeds: Option<u64>,
 
-    /// Plies (sowings) to count.
-    #[arg(long, short = 'd')]
+    /// Plies (sowings) to count, 0 to 1000 (the count recurses this deep; games of the small
+    /// variants end well within it, and on Kalah(6,4) each ply already multiplies the time by
+    /// about 5: 12 plies take 2 s).
+    #[arg(long, short = 'd', value_parser = super::args::count::<u32>(0..=1000))]
     depth: u32,
 
     /// Capture rule: `standard` or `empty-capture`.

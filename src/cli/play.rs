@@ -1,12 +1,13 @@
 //! `kalah play`: a game at the terminal (or from piped input), engines and humans.
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use kalah::db::{Access, Tablebase};
+use kalah::files::{ClaimError, Claimed};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources};
 use kalah::text;
@@ -22,15 +23,25 @@ use super::CliError;
 /// it), `swap` (under --pie, as North after South's first turn) or `quit` (save the game so far
 /// and stop; --resume continues it). Input may be piped: each line is one command.
 ///
-/// Players: human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, engine:TIME,
-/// learner[:FILE] (see the README).
+/// Players: human, random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect,
+/// engine:TIME (1ms to 86400s), learner[:FILE] (see the README).
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Houses a side, M (1 to 12).
-    #[arg(long, short = 'm', default_value_t = 6)]
+    #[arg(
+        long,
+        short = 'm',
+        default_value_t = 6,
+        value_parser = super::args::count::<usize>(super::args::HOUSES)
+    )]
     houses: usize,
-    /// Seeds a house at the start, N.
-    #[arg(long, short = 'n', default_value_t = 4)]
+    /// Seeds a house at the start, N (1 to 32767, and 2·M·N at most 65535).
+    #[arg(
+        long,
+        short = 'n',
+        default_value_t = 4,
+        value_parser = super::args::count::<u32>(super::args::SEEDS)
+    )]
     seeds: u32,
     /// Rule set: standard, empty-capture, awari-basic (the 1973 BASIC game) or mankalah
     /// (standard, but South's first sowing earns no extra turn).
@@ -40,16 +51,18 @@ pub struct PlayArgs {
     #[arg(long)]
     pie: bool,
     /// Who plays South (moves first) [default: human; with --resume, the record's South].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_parser = super::args::player_spec())]
     south: Option<String>,
     /// Who plays North [default: alphabeta:6; with --resume, the record's North].
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_parser = super::args::player_spec())]
     north: Option<String>,
     /// Endgame databases for `perfect` and for hints.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
     /// Write the game record here after every move, so that a session stopped in any way
-    /// leaves the game so far.
+    /// leaves the game so far. FILE is held for the whole game: a second game given the same
+    /// FILE is refused while this one runs. An existing FILE is refused (see --force) unless it
+    /// is empty or the game being resumed.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Continue the game saved in FILE (a record, as `quit` and --record write them): the
@@ -61,12 +74,24 @@ pub struct PlayArgs {
         conflicts_with_all = ["houses", "seeds", "rules", "pie"]
     )]
     resume: Option<PathBuf>,
-    /// Hints solve positions with at most this many seeds on the board (or in the database).
-    #[arg(long, default_value_t = 30, value_name = "S")]
+    /// Hints solve positions with at most this many seeds on the board (or in the database),
+    /// 0 to 64 (beyond, a hint would take hours).
+    #[arg(
+        long,
+        default_value_t = 30,
+        value_name = "S",
+        value_parser = super::args::count::<u32>(super::args::EXACT_SEEDS)
+    )]
     hint_seeds: u32,
-    /// Solver threads for `perfect` and hints (default: all cores).
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Solver threads for `perfect` and hints, 1 to 64 (4 a core above 16 cores)
+    /// [default: all cores].
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
+    /// Replace an existing file given to --record that is neither empty nor the game being
+    /// resumed (and, without --record, an existing kalah-saved-game.txt when the game is saved
+    /// at `quit`).
+    #[arg(long)]
+    force: bool,
     /// Show the nodes each engine move searched (compare minimax:D with alphabeta:D).
     #[arg(long)]
     verbose: bool,
@@ -78,8 +103,9 @@ pub fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayR
         .map(|s| s.parse::<PlayRules>().expect("listed rules parse"))
 }
 
-/// Where `quit` saves when no --record is given.
-const SAVED_GAME: &str = "kalah-saved-game.txt";
+/// Where `quit` saves when no --record is given (or, if a game is there already,
+/// `kalah-saved-game-2.txt`, ...).
+const SAVED_GAME: &str = "kalah-saved-game";
 
 /// The longest line a human may type, in bytes: a command is a few characters, so this is
 /// plenty, and a longer line (a file piped by mistake) is one error, read in bounded memory.
@@ -218,13 +244,16 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             ),
         });
     }
-    let record_path = args.record.clone().or(args.resume.clone());
+    let record = match args.record.as_ref().or(args.resume.as_ref()) {
+        Some(path) => Some(claim_record(path, args.resume.as_deref(), args.force)?),
+        None => None,
+    };
     // A finished game resumed is only shown: the players (the learner) have seen its end.
     let over_already = game.state().to_move().is_none();
     let mut session = Session {
         game,
         names: [names[0].clone(), names[1].clone()],
-        record: record_path.clone(),
+        record,
         unsaved: args.resume.is_none(),
         saved: false,
         hints: Hints {
@@ -251,16 +280,17 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         );
     }
     let finished = session.play(&mut players)?;
-    match (record_path, finished) {
+    match (&session.record, finished) {
         // Saved after every move already.
-        (Some(path), _) => {
+        (Some(record), _) => {
             if session.saved {
-                println!("game saved to {}", path.display());
+                println!("game saved to {}", record.path().display());
             }
         }
         (None, false) => {
-            let path = PathBuf::from(SAVED_GAME);
-            session.save(&path)?;
+            let record = session.record.insert(claim_saved_game(args.force)?);
+            let path = record.path().to_owned();
+            session.save()?;
             println!("game saved to {}", path.display());
         }
         (None, true) => {}
@@ -359,11 +389,78 @@ enum Ask {
     Quit,
 }
 
+/// Claims `path` for the record of this game ([`kalah::files::claim`]), before it starts: a
+/// file another game holds, anything but a regular file, a place where no file can be made,
+/// and (unless `force`) a file with something in it that is not the game being `resumed`, are
+/// refused.
+fn claim_record(path: &Path, resumed: Option<&Path>, force: bool) -> Result<Claimed, CliError> {
+    let name = path.display();
+    let claimed = kalah::files::claim(path, false).map_err(|e| match e {
+        ClaimError::InUse => CliError::input(format!(
+            "--record {name} is in use by another game (wait for it to end, or choose another \
+             file)"
+        )),
+        ClaimError::Io(e) => CliError::input(format!("--record {name} cannot be written: {e}")),
+    })?;
+    let resuming = resumed.is_some_and(|r| same_file(r, path));
+    let holds_data = claimed
+        .len()
+        .map_err(|e| CliError::input(format!("--record {name}: {e}")))?
+        > 0;
+    if claimed.existed() && holds_data && !resuming && !force {
+        return Err(CliError::input(format!(
+            "--record {name} already exists and is not the game being resumed: give --force to \
+             replace it"
+        )));
+    }
+    // The first save of a resumed game comes only after a move.
+    kalah::files::check_writable(path)
+        .map_err(|e| CliError::input(format!("--record {name} cannot be written: {e}")))?;
+    Ok(claimed)
+}
+
+/// Whether `a` and `b` name the same file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// A file for `quit` to save the game in, when no --record is given: kalah-saved-game.txt, or
+/// (unless `force`) the first of kalah-saved-game-2.txt, -3, ... that does not exist, so that
+/// no saved game is ever replaced.
+fn claim_saved_game(force: bool) -> Result<Claimed, CliError> {
+    const TRIES: u32 = 1000;
+    for n in 1..=TRIES {
+        let path = match n {
+            1 => PathBuf::from(format!("{SAVED_GAME}.txt")),
+            n => PathBuf::from(format!("{SAVED_GAME}-{n}.txt")),
+        };
+        match kalah::files::claim(&path, false) {
+            Ok(claimed) if force || !claimed.existed() || claimed.is_empty().unwrap_or(false) => {
+                return Ok(claimed);
+            }
+            Ok(_) | Err(ClaimError::InUse) => continue,
+            Err(ClaimError::Io(e)) => {
+                return Err(CliError::failure(format!(
+                    "cannot save the game to {}: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Err(CliError::failure(format!(
+        "cannot save the game: {SAVED_GAME}.txt to {SAVED_GAME}-{TRIES}.txt all exist (give \
+         --record FILE)"
+    )))
+}
+
 struct Session<R: BufRead> {
     game: Game,
     names: [String; 2],
-    /// Where the game is saved after every move, if anywhere.
-    record: Option<PathBuf>,
+    /// Where the game is saved after every move, if anywhere (held for the whole game).
+    record: Option<Claimed>,
     /// The game changed since it was last saved (or began).
     unsaved: bool,
     /// The game was saved to `record` at least once.
@@ -377,19 +474,24 @@ struct Session<R: BufRead> {
 }
 
 impl<R: BufRead> Session<R> {
-    /// Writes the game so far to `path`, whole.
-    fn save(&self, path: &std::path::Path) -> Result<(), CliError> {
-        let record = Record::of(&self.game, &self.names[0], &self.names[1], Some(now_utc()));
-        super::files::write_whole(path, &record.to_text())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))
+    /// Writes the game so far to the session's record, if any, whole.
+    fn save(&mut self) -> Result<(), CliError> {
+        let Some(record) = self.record.as_mut() else {
+            return Ok(());
+        };
+        let text =
+            Record::of(&self.game, &self.names[0], &self.names[1], Some(now_utc())).to_text();
+        super::files::replace_whole(record, &text).map_err(|e| {
+            CliError::failure(format!("cannot write {}: {e}", record.path().display()))
+        })
     }
 
     /// Plays until the game ends (`true`) or a human quits (`false`), saving the game to the
     /// session's record whenever it changed.
     fn play(&mut self, players: &mut [Option<Box<dyn Player>>]) -> Result<bool, CliError> {
         loop {
-            if let (true, Some(path)) = (self.unsaved, &self.record) {
-                self.save(path)?;
+            if self.unsaved && self.record.is_some() {
+                self.save()?;
                 self.unsaved = false;
                 self.saved = true;
             }

@@ -35,11 +35,16 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
 
-    /// Search the positions with at most S seeds on the board (0: value only what the
-    /// database holds). Each such position is solved exactly: keep S small for big variants.
-    /// Without --db, searching boards of 40 seeds or more first builds the small endgame
-    /// levels in memory, as `kalah solve` does.
-    #[arg(long, value_name = "S", default_value_t = 30)]
+    /// Search the positions with at most S seeds on the board, 0 (value only what the database
+    /// holds) to 64 (beyond, a search takes hours). Each such position is solved exactly: keep
+    /// S small for big variants. Without --db, searching boards of 40 seeds or more first
+    /// builds the small endgame levels in memory, as `kalah solve` does.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 30,
+        value_parser = super::args::count::<u32>(super::args::EXACT_SEEDS)
+    )]
     solve_seeds: u32,
 
     /// Print JSON (see the README for the fields).

@@ -23,14 +23,16 @@ use super::table_file::TableFileArgs;
 /// Search options shared by `solve` and `analyze`.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
-    /// Worker threads (default: all cores). The values found do not depend on it.
-    #[arg(long, value_name = "T", value_parser = super::args::parse_threads)]
+    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores]. The values
+    /// found do not depend on it.
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
 
-    /// Transposition table size in MiB (default: by the seeds on the board, 512 MiB for
-    /// Kalah(6,4), doubling every 6 seeds, at most 8192; with --db, by the seeds above the
-    /// database, 64 MiB for 24, 2048 for 32). Memory is used only where touched.
-    #[arg(long = "tt-mb", value_name = "MIB")]
+    /// Transposition table size in MiB, 1 to the machine's physical memory (default: by the
+    /// seeds on the board, 512 MiB for Kalah(6,4), doubling every 6 seeds, at most 8192; with
+    /// --db, by the seeds above the database, 64 MiB for 24, 2048 for 32). Memory is used only
+    /// where touched.
+    #[arg(long = "tt-mb", value_name = "MIB", value_parser = super::args::mib())]
     tt_mb: Option<usize>,
 
     /// Search algorithm: minimax (no pruning), memo (memoised minimax), alphabeta (no table),
@@ -50,12 +52,12 @@ pub struct SearchArgs {
     #[arg(long, value_name = "K", requires = "db", value_parser = clap::value_parser!(u32).range(0..=i64::from(kalah::db::MAX_LEVEL)))]
     max_level: Option<u32>,
 
-    /// Without --db: first build the endgame levels up to this many seeds in memory, and look
-    /// boards up in them instead of searching. `auto`: for boards of 40 seeds or more, the
-    /// levels up to 30 seeds below the board (one more for every 5 seeds above 50), 2 GiB at
-    /// most (Kalah(6,4): up to 18, 2.5 s to build, and the solve takes half the time); `off`:
-    /// none. A number above the board's seeds builds the levels up to the board's seeds (the
-    /// whole game: a strong solution). Only `--algorithm mtdf` probes databases.
+    /// Without --db: first build the endgame levels up to this many seeds (0 to 64) in memory,
+    /// and look boards up in them instead of searching. `auto`: for boards of 40 seeds or
+    /// more, the levels up to 30 seeds below the board (one more for every 5 seeds above 50),
+    /// 2 GiB at most (Kalah(6,4): up to 18, 2.5 s to build, and the solve takes half the
+    /// time); `off`: none. A number above the board's seeds builds the levels up to the board's
+    /// seeds (the whole game: a strong solution). Only `--algorithm mtdf` probes databases.
     #[arg(
         long = "memory-db",
         value_name = "SEEDS|auto|off",
@@ -183,10 +185,10 @@ impl SearchArgs {
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// Houses a side, M (1 to 12; exact solving is practical up to about 6).
-    #[arg(long, short = 'm')]
+    #[arg(long, short = 'm', value_parser = super::args::count::<usize>(super::args::HOUSES))]
     houses: usize,
-    /// Seeds a house at the start, N.
-    #[arg(long, short = 'n')]
+    /// Seeds a house at the start, N (1 to 32767, and 2·M·N at most 65535).
+    #[arg(long, short = 'n', value_parser = super::args::count::<u64>(super::args::SEEDS))]
     seeds: u64,
     /// Capture rule: `standard` or `empty-capture`.
     #[arg(long, default_value = "standard", value_parser = rules_parser())]
@@ -382,14 +384,18 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
     if args.value_only {
-        return with_position!(pos, p => report_value(&p, variant, &args.search, &args.table));
+        with_position!(pos, p => report_value(&p, variant, &args.search, &args.table))?;
+    } else {
+        let all = args.all_moves;
+        with_position!(pos, p => report(&p, Some(variant), all, &args.search, &args.table))?;
     }
-    with_position!(pos, p => report(&p, Some(variant), args.all_moves, &args.search, &args.table))
+    args.table.check_saved()
 }
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => report(&p, None, true, &args.search, &args.table))
+    with_position!(pos, p => report(&p, None, true, &args.search, &args.table))?;
+    args.table.check_saved()
 }
 
 /// Builds the levels `0..=top` in memory on `threads` threads, with a progress bar on stderr
@@ -484,7 +490,10 @@ fn with_progress<L: Lanes, T>(
                     bar.finish_and_clear();
                     eprintln!("interrupted: saving the table first");
                     if let Some(line) = table.save(solver) {
-                        eprintln!("{line}; the same command resumes from it");
+                        match table.check_saved() {
+                            Ok(()) => eprintln!("{line}; the same command resumes from it"),
+                            Err(_) => eprintln!("{line}"),
+                        }
                     }
                     std::process::exit(130);
                 }
@@ -768,8 +777,14 @@ fn report_value<L: Lanes>(
 /// when the search changes.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Transposition table size in MiB (part of the fingerprint).
-    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = 64)]
+    /// Transposition table size in MiB, 1 to the machine's physical memory (part of the
+    /// fingerprint).
+    #[arg(
+        long = "tt-mb",
+        value_name = "MIB",
+        default_value_t = 64,
+        value_parser = super::args::mib()
+    )]
     tt_mb: usize,
     /// Print JSON: {"nodes", "time_ms", "nodes_per_second", "values"}.
     #[arg(long)]

@@ -3,6 +3,7 @@
 //! was stopped resumes with what it had proven.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -24,27 +25,28 @@ pub struct TableFileArgs {
     #[arg(long, value_name = "FILE")]
     pub table_file: Option<PathBuf>,
 
-    /// Minutes between saves of --table-file while a solve runs.
+    /// Minutes between saves of --table-file while a solve runs, 0.01 to 1440 (more often
+    /// than every 0.6 s a solve would do little but save; a day apart is as good as never).
     #[arg(
         long,
         value_name = "MIN",
-        default_value_t = 10.0,
-        value_parser = parse_minutes,
+        default_value = "10",
+        value_parser = super::args::minutes(0.01, 1440.0),
+        allow_negative_numbers = true,
         requires = "table_file"
     )]
-    pub save_every: f64,
-}
+    pub save_every: Duration,
 
-fn parse_minutes(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(m) if m.is_finite() && m > 0.0 => Ok(m),
-        _ => Err("expected a positive number of minutes".to_owned()),
-    }
+    /// The error of the last save, if it failed (shared by the clones of these options).
+    #[arg(skip)]
+    failed: Arc<Mutex<Option<String>>>,
 }
 
 impl TableFileArgs {
     /// Sizes `config`'s table as the existing file's, checking its variant; `tt_mb` is --tt-mb
-    /// if given, which must then agree. Only MTD(f) has a table to keep.
+    /// if given, which must then agree. Only MTD(f) has a table to keep. The file must be a
+    /// regular file or nothing, in a directory where it can be written: else the solve would
+    /// hang on it, or end without saving what it proved.
     pub fn fit(
         &self,
         config: &mut SolverConfig,
@@ -57,6 +59,20 @@ impl TableFileArgs {
                 "--table-file keeps the transposition table of --algorithm mtdf; {} has none",
                 config.algorithm
             )));
+        }
+        if let Some(path) = &self.table_file {
+            if let Some(what) = kalah::files::not_regular(path) {
+                return Err(CliError::input(format!(
+                    "--table-file {}: it is {what}, not a regular file",
+                    kalah::text::quote(&path.to_string_lossy())
+                )));
+            }
+            kalah::files::check_writable(path).map_err(|e| {
+                CliError::input(format!(
+                    "--table-file {} cannot be written: {e}",
+                    path.display()
+                ))
+            })?;
         }
         let Some(path) = self.existing() else {
             return Ok(());
@@ -102,24 +118,39 @@ impl TableFileArgs {
 
     /// The time between saves, if there is a file.
     pub fn period(&self) -> Option<Duration> {
-        self.table_file
-            .as_ref()
-            .map(|_| Duration::from_secs_f64(self.save_every * 60.0))
+        self.table_file.as_ref().map(|_| self.save_every)
     }
 
-    /// Saves `solver`'s table to the file, if there is one; returns a line saying how it went
-    /// (a failed save is a warning: the solve goes on).
+    /// Saves `solver`'s table to the file, if there is one; returns a line saying how it went.
+    /// A failed save is a warning while the solve goes on; if the last save fails,
+    /// [`TableFileArgs::check_saved`] makes it the command's error.
     pub fn save(&self, solver: &Solver) -> Option<String> {
         let path = self.table_file.as_ref()?;
         let started = Instant::now();
-        Some(match solver.save_table(path) {
+        let saved = solver.save_table(path);
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        *failed = saved.as_ref().err().map(ToString::to_string);
+        Some(match saved {
             Ok(()) => format!(
                 "table saved to {} ({} MiB) in {:.1} s",
                 path.display(),
                 solver.config().tt_mib,
                 started.elapsed().as_secs_f64()
             ),
-            Err(e) => format!("warning: --table-file not saved: {e}"),
+            Err(e) => format!("warning: the table was not saved to --table-file: {e}"),
         })
+    }
+
+    /// An error (exit code 1) if the last save failed: what was proven since the save before
+    /// it is not on disk.
+    pub fn check_saved(&self) -> Result<(), CliError> {
+        let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        match (&*failed, &self.table_file) {
+            (Some(e), Some(path)) => Err(CliError::failure(format!(
+                "--table-file {} was not saved at the end: {e}",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
     }
 }

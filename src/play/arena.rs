@@ -24,11 +24,18 @@
 //! on one thread (the games are the parallelism). Results do not depend on the number of
 //! threads or on the order in which games finish.
 //!
+//! A match keeps no game once it is over: each goes to the caller's callback as it finishes and
+//! into running totals (exact integer sums, so the statistics do not depend on the order
+//! either), so memory does not grow with the number of games. The games are played in blocks
+//! of [`block_len`] consecutive numbers, a block starting when the one before it is over: a
+//! caller that puts the games back in order holds at most one block of them.
+//!
 //! Every `perfect` player of every game in progress has a table of its own. With
 //! [`Resources::tt_mib`] 0 (sized by the variant) their sizes are halved, as often as needed,
 //! until all of them together fit in [`MATCH_TABLES_MIB`]: Kalah(6,6) asks 8 GiB for one
 //! solver, and `perfect` against `perfect` on 2 threads would otherwise ask 32.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -107,6 +114,71 @@ impl GameResult {
     }
 }
 
+/// Running totals of a match, counted for player A: exact integer sums, so that the games may
+/// be added in any order and give the same [`MatchStats`].
+#[derive(Clone, Copy, Default, Debug)]
+pub struct MatchTotals {
+    games: u64,
+    wins: u64,
+    draws: u64,
+    seeds_a: u64,
+    seeds_b: u64,
+    margin_sum: i128,
+    margin_squares: i128,
+    /// Nodes of each player (`None` once a game of a player that does not search is added).
+    nodes: [Option<u64>; 2],
+}
+
+impl MatchTotals {
+    /// Adds a finished game.
+    pub fn add(&mut self, r: &GameResult) {
+        if self.games == 0 {
+            self.nodes = [Some(0); 2];
+        }
+        let margin = i128::from(r.margin_a);
+        self.games += 1;
+        self.wins += u64::from(r.margin_a > 0);
+        self.draws += u64::from(r.margin_a == 0);
+        self.seeds_a = self.seeds_a.saturating_add(u64::from(r.store_a));
+        self.seeds_b = self.seeds_b.saturating_add(u64::from(r.store_b));
+        self.margin_sum += margin;
+        self.margin_squares += margin * margin;
+        for (total, game) in self.nodes.iter_mut().zip([r.nodes_a, r.nodes_b]) {
+            *total = total.zip(game).map(|(t, g)| t.saturating_add(g));
+        }
+    }
+
+    /// The statistics of the games added.
+    pub fn stats(&self) -> MatchStats {
+        let n = self.games;
+        let mean = if n == 0 {
+            0.0
+        } else {
+            self.margin_sum as f64 / n as f64
+        };
+        // The sample variance, exactly: (n·Σm² − (Σm)²) / (n·(n − 1)).
+        let ci95 = (n >= 2).then(|| {
+            let n = i128::from(n);
+            let spread = n * self.margin_squares - self.margin_sum * self.margin_sum;
+            let var = spread as f64 / (n * (n - 1)) as f64;
+            1.96 * var.sqrt() / (n as f64).sqrt()
+        });
+        let as_count = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+        MatchStats {
+            games: as_count(n),
+            wins: as_count(self.wins),
+            draws: as_count(self.draws),
+            losses: as_count(n - self.wins - self.draws),
+            seeds_a: self.seeds_a,
+            seeds_b: self.seeds_b,
+            margin_mean: mean,
+            margin_ci95: ci95,
+            nodes_a: self.nodes[0],
+            nodes_b: self.nodes[1],
+        }
+    }
+}
+
 /// Totals of a match, counted for player A.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct MatchStats {
@@ -138,37 +210,11 @@ pub struct MatchStats {
 impl MatchStats {
     /// The totals of `results`.
     pub fn of(results: &[GameResult]) -> MatchStats {
-        let n = results.len();
-        let count = |pred: fn(i32) -> bool| results.iter().filter(|r| pred(r.margin_a)).count();
-        let margins: Vec<f64> = results.iter().map(|r| f64::from(r.margin_a)).collect();
-        let mean = if n == 0 {
-            0.0
-        } else {
-            margins.iter().sum::<f64>() / n as f64
-        };
-        let ci95 = (n >= 2).then(|| {
-            let var = margins.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-            1.96 * var.sqrt() / (n as f64).sqrt()
-        });
-        let nodes = |f: fn(&GameResult) -> Option<u64>| {
-            results
-                .iter()
-                .map(f)
-                .try_fold(0u64, |acc, x| x.map(|x| acc + x))
-                .filter(|_| n > 0)
-        };
-        MatchStats {
-            games: n,
-            wins: count(|m| m > 0),
-            draws: count(|m| m == 0),
-            losses: count(|m| m < 0),
-            seeds_a: results.iter().map(|r| u64::from(r.store_a)).sum(),
-            seeds_b: results.iter().map(|r| u64::from(r.store_b)).sum(),
-            margin_mean: mean,
-            margin_ci95: ci95,
-            nodes_a: nodes(|r| r.nodes_a),
-            nodes_b: nodes(|r| r.nodes_b),
+        let mut totals = MatchTotals::default();
+        for r in results {
+            totals.add(r);
         }
+        totals.stats()
     }
 
     /// A's score: (wins + draws / 2) / games, 0 when no game was played.
@@ -181,11 +227,9 @@ impl MatchStats {
     }
 }
 
-/// A finished match.
+/// A finished match (its games went to the callback of [`play_match`]).
 #[derive(Clone, Debug)]
 pub struct MatchReport {
-    /// Every game, in the order of their numbers.
-    pub games: Vec<GameResult>,
     /// The totals for A.
     pub stats: MatchStats,
     /// Wall time of the whole match.
@@ -253,11 +297,18 @@ fn check(
     Ok(())
 }
 
+/// Games in a block of a match played on `threads` threads (see the module docs): at least
+/// 1024, and 64 a thread, so that the wait for a block's last game costs little.
+pub fn block_len(threads: usize) -> usize {
+    threads.saturating_mul(64).max(1024)
+}
+
 /// Plays a match of `config.games` games between `a` and `b` (see the module docs), in
 /// parallel on the current rayon pool.
 ///
 /// `progress` is called with the number of games finished after each one; `on_game` with
-/// each game as it finishes (in any order; `GameResult::index` says which). The first error
+/// each game as it finishes (in any order within a block of [`block_len`] games;
+/// `GameResult::index` says which), and the game is then dropped. The first error
 /// of any player stops the match: a `human` player, a player that cannot play these rules
 /// (`perfect` under `awari-basic`), a variant out of range, or a failure during a game (named
 /// with the game's number, from 1).
@@ -288,22 +339,31 @@ pub fn play_match(
         }
         mib => mib,
     };
-    let openings: Vec<Vec<Action>> = (0..config.games.div_ceil(2))
-        .map(|pair| opening(config, pair))
-        .collect();
     let done = AtomicUsize::new(0);
-    let games = (0..config.games)
-        .into_par_iter()
-        .map(|index| {
-            let result = play_one(a, b, config, &res, perfect_mib, index, &openings[index / 2])?;
+    let totals = Mutex::new(MatchTotals::default());
+    let block = block_len(rayon::current_num_threads());
+    let mut first = 0;
+    while first < config.games {
+        let end = first.saturating_add(block).min(config.games);
+        (first..end).into_par_iter().try_for_each(|index| {
+            // Both games of a pair draw the same opening (it is cheap next to a game).
+            let opening = opening(config, index / 2);
+            let result = play_one(a, b, config, &res, perfect_mib, index, &opening)?;
+            totals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .add(&result);
             on_game(&result);
             progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-            Ok(result)
-        })
-        .collect::<Result<Vec<GameResult>, PlayError>>()?;
-    let stats = MatchStats::of(&games);
+            Ok::<(), PlayError>(())
+        })?;
+        first = end;
+    }
+    let stats = totals
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .stats();
     Ok(MatchReport {
-        games,
         stats,
         elapsed: started.elapsed(),
     })
@@ -408,5 +468,59 @@ mod tests {
             assert!(mib == 16 || mib * solvers <= MATCH_TABLES_MIB);
             assert!(mib.is_power_of_two());
         }
+    }
+
+    #[test]
+    fn running_totals_do_not_depend_on_the_order_of_the_games() {
+        use super::{GameResult, MatchStats, MatchTotals};
+        use crate::play::game::{Game, GameRules};
+        use crate::play::state::PlayRules;
+        use crate::rules::Rules;
+        let rules = GameRules {
+            houses: 2,
+            seeds: 1,
+            rules: PlayRules::Kalah(Rules::Standard),
+            pie: false,
+        };
+        let result = |index: usize, margin_a: i32| GameResult {
+            index,
+            a_seat: index % 2,
+            opening: 0,
+            margin_a,
+            store_a: 2,
+            store_b: 2,
+            nodes_a: Some(index as u64),
+            nodes_b: None,
+            elapsed: std::time::Duration::ZERO,
+            game: Game::new(rules),
+        };
+        let margins = [3, -1, 0, 7, -4, 2, 0];
+        let games: Vec<GameResult> = margins
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| result(i, m))
+            .collect();
+        let mut backwards = MatchTotals::default();
+        for g in games.iter().rev() {
+            backwards.add(g);
+        }
+        let stats = MatchStats::of(&games);
+        assert_eq!(backwards.stats(), stats);
+        assert_eq!(
+            (stats.games, stats.wins, stats.draws, stats.losses),
+            (7, 3, 2, 2)
+        );
+        assert_eq!((stats.nodes_a, stats.nodes_b), (Some(21), None));
+        // The mean and the interval as the textbook computes them.
+        let n = margins.len() as f64;
+        let mean = margins.iter().map(|&m| f64::from(m)).sum::<f64>() / n;
+        let var = margins
+            .iter()
+            .map(|&m| (f64::from(m) - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0);
+        assert!((stats.margin_mean - mean).abs() < 1e-12);
+        assert!((stats.margin_ci95.unwrap() - 1.96 * (var / n).sqrt()).abs() < 1e-12);
+        assert_eq!(MatchTotals::default().stats().margin_ci95, None);
     }
 }

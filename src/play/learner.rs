@@ -13,10 +13,17 @@
 //!
 //! (the variant, then the actions of both sides in order, `swap` for the pie rule's swap).
 //! Lines of other variants are kept but not used; lines starting with `#` are comments.
+//!
+//! The file is checked when the learner is made (it must be a regular file or nothing, in a
+//! directory where files can be made), so that a match does not find out at its first loss.
+//! Each loss is saved at once, whole: under a claim on the file ([`crate::files::claim`]) the
+//! file is read again (learners of other games, or other processes, may have added lines),
+//! the line is added, and the file is replaced whole. A save that fails leaves the file as it
+//! was, and its error holds the line that was not saved.
 
 use std::fmt;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::play::game::{Action, Game, GameRules};
 use crate::play::players::{PlayError, Player, PlayerSpec, Searcher};
@@ -53,6 +60,7 @@ impl Learner {
     /// file must be a regular file of at most [`MAX_LEARNER_BYTES`] bytes, in the format of the
     /// module docs; the error names the file (and the line at fault).
     pub fn open(path: PathBuf, spec: PlayerSpec) -> Result<Learner, PlayError> {
+        check_writable(&path)?;
         let openings = match crate::files::read_text(&path, MAX_LEARNER_BYTES) {
             Ok(text) => parse_openings(&text).map_err(|e| {
                 PlayError::Spec(format!(
@@ -174,12 +182,17 @@ impl Player for Learner {
         let variant = key(game.rules());
         let text: Vec<String> = opening.iter().map(Action::to_string).collect();
         let line = format!("{variant}: {}\n", text.join(" "));
-        // One write of the whole line: learners playing in parallel append whole lines.
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?
-            .write_all(line.as_bytes())?;
+        remember(&self.path, &line).map_err(|e| {
+            PlayError::Io(std::io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot save to the learner's file {}: {e}; this game's opening was not \
+                     remembered: {}",
+                    self.path.display(),
+                    line.trim_end()
+                ),
+            ))
+        })?;
         self.openings.push((variant, opening));
         Ok(())
     }
@@ -187,4 +200,36 @@ impl Player for Learner {
     fn nodes(&self) -> Option<u64> {
         self.base.nodes()
     }
+}
+
+/// Checks that the learner's file at `path` can be saved (see the module docs).
+fn check_writable(path: &Path) -> Result<(), PlayError> {
+    let bad = |why: String| {
+        PlayError::Spec(format!(
+            "the learner's file {} cannot be written: {why}",
+            quote(&path.to_string_lossy())
+        ))
+    };
+    if let Some(what) = crate::files::not_regular(path) {
+        return Err(bad(format!("it is {what}, not a regular file")));
+    }
+    crate::files::check_writable(path).map_err(|e| bad(e.to_string()))
+}
+
+/// Adds `line` to the learner's file at `path`, whole (see the module docs).
+fn remember(path: &Path, line: &str) -> std::io::Result<()> {
+    let mut file = crate::files::claim(path, true).map_err(|e| match e {
+        crate::files::ClaimError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })?;
+    let mut text = match crate::files::read_text(path, MAX_LEARNER_BYTES) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e),
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    file.replace(|f| f.write_all(text.as_bytes()))
 }

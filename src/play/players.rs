@@ -103,8 +103,14 @@ pub enum PlayerSpec {
     Engine(Duration),
 }
 
-/// Deepest `minimax:D` / `alphabeta:D` accepted.
+/// Deepest `minimax:D` / `alphabeta:D` accepted: `minimax` searches about 6^D nodes on
+/// Kalah(6,4), so depth 12 already takes minutes and 30 is far past what any game waits for.
 pub const MAX_DEPTH: u32 = 30;
+
+/// The shortest `engine:TIME` accepted: below a millisecond the engine has no time to search.
+pub const MIN_ENGINE_TIME: Duration = Duration::from_millis(1);
+/// The longest `engine:TIME` accepted: a day a move.
+pub const MAX_ENGINE_TIME: Duration = Duration::from_secs(86_400);
 
 /// The learner's memory when no file is named.
 pub const DEFAULT_LEARNER_FILE: &str = "kalah-learner.txt";
@@ -122,10 +128,13 @@ impl FromStr for PlayerSpec {
             let d: u32 = a
                 .ok_or_else(|| bad("give a depth, e.g. alphabeta:6"))?
                 .parse()
-                .map_err(|_| bad("the depth must be a whole number"))?;
-            if !(1..=MAX_DEPTH).contains(&d) {
-                return Err(bad(&format!("the depth must be 1 to {MAX_DEPTH}")));
-            }
+                .ok()
+                .filter(|d| (1..=MAX_DEPTH).contains(d))
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "the depth must be a whole number from 1 to {MAX_DEPTH}"
+                    ))
+                })?;
             Ok(d)
         };
         let none = |spec: PlayerSpec| match arg {
@@ -139,7 +148,12 @@ impl FromStr for PlayerSpec {
                 Some(a) => a
                     .parse()
                     .map(|seed| PlayerSpec::Random(Some(seed)))
-                    .map_err(|_| bad("the seed must be a whole number")),
+                    .map_err(|_| {
+                        bad(&format!(
+                            "the seed must be a whole number from 0 to {}",
+                            u64::MAX
+                        ))
+                    }),
             },
             "greedy" => none(PlayerSpec::Greedy),
             "minimax" => Ok(PlayerSpec::Minimax(depth(arg)?)),
@@ -241,7 +255,8 @@ impl PlayerSpec {
 }
 
 /// Parses a time: `5s`, `1.5s`, `200ms`, or a bare number of seconds; rounded to the
-/// millisecond (as [`PlayerSpec`] writes it), from 1 ms to a day.
+/// millisecond (as [`PlayerSpec`] writes it), from [`MIN_ENGINE_TIME`] to [`MAX_ENGINE_TIME`]
+/// (only digits and a point: no NaN, infinities or exponents).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
         (ms, 1.0)
@@ -254,12 +269,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let plain = !number.is_empty()
         && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
         && number.bytes().filter(|&b| b == b'.').count() <= 1;
-    match number.parse::<f64>() {
-        Ok(v) if plain && (v * scale).round() >= 1.0 && v * scale <= 86_400e3 => {
-            Ok(Duration::from_millis((v * scale).round() as u64))
-        }
+    let range = MIN_ENGINE_TIME.as_millis() as f64..=MAX_ENGINE_TIME.as_millis() as f64;
+    match number.parse::<f64>().map(|v| (v * scale).round()) {
+        Ok(ms) if plain && range.contains(&ms) => Ok(Duration::from_millis(ms as u64)),
         _ => Err(format!(
-            "{} is not a time such as 5s or 200ms (1 ms to a day)",
+            "{} is not a time from 1ms to 86400s, such as 5s or 200ms",
             quote(text)
         )),
     }

@@ -113,7 +113,7 @@ fn io_error(path: &Path, what: &str, e: std::io::Error) -> TableFileError {
 
 /// Reads and checks the header of the table file at `path`.
 pub fn read_header(path: &Path) -> Result<TableFileHeader, TableFileError> {
-    let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+    let mut file = crate::files::open_regular(path).map_err(|e| io_error(path, "open", e))?;
     header_of(&mut file, path)
 }
 
@@ -156,7 +156,9 @@ fn header_of(file: &mut File, path: &Path) -> Result<TableFileHeader, TableFileE
 }
 
 /// Saves `tt`, the table of a solver for `houses` houses a side under `rules`, to `path`
-/// (whole, and synced: [`crate::files::write_whole`]).
+/// (whole, and synced: [`crate::files::write_whole`]). Any failure to write (a full disk, a
+/// directory that cannot be written) is an error naming `path`, and leaves the file that was
+/// there before.
 pub fn save(
     tt: &TranspositionTable,
     houses: usize,
@@ -208,7 +210,7 @@ pub fn load(
     rules: Rules,
     path: &Path,
 ) -> Result<(), TableFileError> {
-    let mut file = File::open(path).map_err(|e| io_error(path, "open", e))?;
+    let mut file = crate::files::open_regular(path).map_err(|e| io_error(path, "open", e))?;
     let header = header_of(&mut file, path)?;
     header.check_variant(houses, rules, path)?;
     if header.buckets != tt.buckets() {
@@ -316,6 +318,36 @@ mod tests {
         assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
         std::fs::write(&path, b"hello").unwrap();
         assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_table_that_cannot_be_written_is_an_error_naming_the_file() {
+        let tt = TranspositionTable::new(1).unwrap();
+        // /dev/full fails every write as a full disk does.
+        let mut full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let e = write_file(&tt, 6, Rules::Standard, &mut full).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENOSPC), "{e}");
+        // A directory that is a file: no temporary can be made there, not even by root.
+        let dir = std::env::temp_dir().join(format!("kalah-table-full-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let blocker = dir.join("file");
+        std::fs::write(&blocker, "x").unwrap();
+        let path = blocker.join("table.ktt");
+        let e = save(&tt, 6, Rules::Standard, &path).unwrap_err();
+        assert!(
+            matches!(&e, TableFileError::Io(m) if m.contains("table.ktt")),
+            "{e}"
+        );
+        // A FIFO is refused at once, not waited on.
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        assert!(matches!(read_header(&fifo), Err(TableFileError::Io(_))));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -131,3 +131,70 @@ pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
     drop(stdin);
     child.wait_with_output().expect("the kalah binary ends")
 }
+
+/// Waits for `child` to end, with its output; kills it, and fails the test, after `limit`
+/// (so that a regression that hangs fails instead of stalling the tests).
+pub fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    use std::io::Read;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the kalah process did not end within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    }
+}
+
+/// Runs `command` with `input` on stdin, as [`wait_within`] waits for it.
+pub fn run_within(mut command: Command, input: &str, limit: std::time::Duration) -> Output {
+    use std::io::Write;
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the command runs");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // The input is small; the child may end without reading it.
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    wait_within(child, limit)
+}
+
+/// Runs `kalah` with `args` and nothing on stdin, as [`wait_within`] waits for it.
+pub fn kalah_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    command.args(args);
+    run_within(command, "", limit)
+}
