@@ -52,6 +52,53 @@ pub fn temporary(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Opens `path` to write a log to (appended to with `append`, else emptied first), without
+/// ever waiting: a FIFO nobody reads is refused at once (`it is a FIFO that nobody reads`)
+/// instead of blocking the program until a reader comes, and a directory is refused. A FIFO
+/// that has a reader, a terminal or `/dev/null` are taken.
+pub fn open_log(path: &Path, append: bool) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true);
+    if append {
+        options.append(true);
+    } else {
+        options.truncate(true);
+    }
+    let mut probe = options.clone();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO to write blocks until it has a reader; non-blocking, it fails at once.
+        probe.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = match probe.open(path) {
+        Ok(file) => file,
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is a FIFO that nobody reads",
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    if kind.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is a directory, not a file",
+        ));
+    }
+    // A FIFO with a reader, a terminal, /dev/null: opened again to block on writes as usual
+    // (the first opening is still held, so a FIFO's reader is there).
+    let blocking = options.open(path)?;
+    drop(file);
+    Ok(blocking)
+}
+
 /// Checks that a whole write of `path` could make its temporary file: creates one beside
 /// `path` and removes it. A missing or read-only directory fails here, before any work whose
 /// result would then be lost.

@@ -61,8 +61,8 @@ impl fmt::Display for ParseSideError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown side '{}' (expected south, north, s or n)",
-            self.0
+            "unknown side {} (expected south, north, s or n)",
+            crate::text::quote(&self.0)
         )
     }
 }
@@ -132,8 +132,8 @@ impl fmt::Display for ParseRulesError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown rules '{}' (expected standard or empty-capture)",
-            self.0
+            "unknown rules {} (expected standard or empty-capture)",
+            crate::text::quote(&self.0)
         )
     }
 }
@@ -203,7 +203,9 @@ impl Variant {
         if seeds == 0 {
             return Err(VariantError::NoSeeds);
         }
-        if 2 * houses as u64 * seeds > u64::from(MAX_SEEDS) {
+        // Checked: a huge seed count must not wrap round to a small one.
+        let total = (2 * houses as u64).checked_mul(seeds);
+        if total.is_none_or(|total| total > u64::from(MAX_SEEDS)) {
             return Err(VariantError::TooManySeeds { houses, seeds });
         }
         Ok(Variant {

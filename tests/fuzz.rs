@@ -417,6 +417,20 @@ proptest! {
     }
 
     #[test]
+    fn records_with_any_player_names_read_back(
+        south in any::<String>(),
+        north in "\\PC*",
+        picks in prop::collection::vec(any::<u16>(), 0..20),
+    ) {
+        // A learner's file name may hold line breaks and escapes: the record still reads back.
+        let game = played(3, 2, PlayRules::ALL[0], false, &picks);
+        let record = Record::of(&game, &south, &north, None);
+        let back = Record::parse(&record.to_text()).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let replayed = back.replay().unwrap();
+        prop_assert_eq!(replayed.state(), game.state());
+    }
+
+    #[test]
     fn record_like_text_gives_a_record_or_a_readable_error(text in record_like()) {
         match Record::parse(&text) {
             // Whatever parses replays: the parser checks every action.

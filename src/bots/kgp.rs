@@ -372,6 +372,8 @@ pub struct ClientConfig {
     pub time_per_move: Duration,
     /// A directory of endgame databases (standard rules), used for the board sizes it holds.
     pub db_dir: Option<PathBuf>,
+    /// Only the levels up to this one of `db_dir` (all of which must be there).
+    pub db_max_level: Option<u32>,
     /// The exact solver's table in MiB (a KGP bot gets about 1 GiB in all).
     pub tt_mib: usize,
     /// Reconnection attempts in a row before giving up.
@@ -392,6 +394,7 @@ impl ClientConfig {
             token: None,
             time_per_move: DEFAULT_TIME_PER_MOVE,
             db_dir: None,
+            db_max_level: None,
             tt_mib: 64,
             retries: 5,
             retry_delay: Duration::from_secs(1),
@@ -1076,6 +1079,9 @@ impl Client<'_> {
                 }
             }
         });
+        if let Some(e) = engine.take_solve_error() {
+            answer.note = Some(format!("exact solve failed, searched instead: {e}"));
+        }
         answer.moves = moves;
         answer.last = Some(last);
         result
@@ -1102,7 +1108,8 @@ impl Client<'_> {
     /// The databases for `houses` in the configured directory, if any (a note if none).
     fn tablebase(&mut self, houses: usize) -> Option<Arc<Tablebase>> {
         let dir = self.config.db_dir.clone()?;
-        match Tablebase::open(&dir, houses, Rules::Standard, Access::Map) {
+        let top = self.config.db_max_level;
+        match Tablebase::open_up_to(&dir, houses, Rules::Standard, Access::Map, top) {
             Ok(t) => {
                 self.note(&format!(
                     "databases for {houses} houses: levels 0..={} in {}",

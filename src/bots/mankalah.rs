@@ -738,7 +738,12 @@ impl Agent {
     fn think(&mut self, state: &PlayState, deadline: Instant) -> Thought {
         let game = Game::from_state(RULES, *state);
         let stop = AtomicBool::new(false);
-        self.engine.think(&game, deadline, &stop, &mut |_| {})
+        let thought = self.engine.think(&game, deadline, &stop, &mut |_| {});
+        if let Some(e) = self.engine.take_solve_error() {
+            self.notes
+                .push(format!("exact solve failed, searched instead: {e}"));
+        }
+        thought
     }
 
     /// South's first move under the pie rule: each first move leaves North a position of

@@ -82,6 +82,11 @@ where
     RangedU64ValueParser::<T>::new().range(range)
 }
 
+/// Parses `--max-level K` for clap: a level, 0 to [`kalah::db::MAX_LEVEL`].
+pub fn max_level() -> RangedU64ValueParser<u32> {
+    count::<u32>(0..=u64::from(kalah::db::MAX_LEVEL))
+}
+
 /// Parses a time in seconds for clap: a decimal number from `min` to `max` (NaN, infinities,
 /// negative numbers and anything out of range are refused before any conversion).
 pub fn seconds(min: f64, max: f64) -> impl TypedValueParser<Value = Duration> {

@@ -1,6 +1,5 @@
 //! `kalah kgp`: a bot for a Kalah Game Protocol server (freeplay mode).
 
-use std::fs::OpenOptions;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -61,6 +60,10 @@ pub struct KgpArgs {
     /// directory holds.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
+    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
+    /// work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
+    max_level: Option<u32>,
 
     /// The log file (appended to).
     #[arg(long, value_name = "FILE", default_value = "kalah-kgp.log")]
@@ -128,20 +131,17 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
         token: text("--token", args.token)?,
         time_per_move: args.time_per_move,
         db_dir: args.db,
+        db_max_level: args.max_level,
         tt_mib: args.tt_mb,
         retries: args.retries,
         retry_delay: args.retry_delay,
     };
-    let mut log = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&args.log)
-        .map_err(|e| {
-            CliError::failure(format!(
-                "cannot open the log file {}: {e}",
-                args.log.display()
-            ))
-        })?;
+    let mut log = kalah::files::open_log(&args.log, true).map_err(|e| {
+        CliError::input(format!(
+            "cannot open the log file {}: {e}",
+            kalah::text::quote(&args.log.to_string_lossy())
+        ))
+    })?;
     let verbose = args.verbose;
     let result = kgp::run(&config, &mut log, &mut |event| match event {
         Event::Connected { address } => eprintln!("kalah kgp: connected to {address}"),

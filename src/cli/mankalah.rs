@@ -46,6 +46,10 @@ pub struct MankalahArgs {
     /// with at most their top level of seeds on the board are played perfectly.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
+    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
+    /// work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
+    max_level: Option<u32>,
     /// Solver threads for the exact endgame, 1 to 64 (4 a core above 16 cores).
     #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::args::threads())]
     threads: usize,
@@ -64,7 +68,7 @@ pub fn run(args: MankalahArgs) -> Result<(), CliError> {
     let db = match &args.db {
         None => None,
         Some(dir) => Some(Arc::new(
-            Tablebase::open(dir, HOUSES, Rules::Standard, Access::Map)
+            Tablebase::open_up_to(dir, HOUSES, Rules::Standard, Access::Map, args.max_level)
                 .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
         )),
     };
@@ -187,9 +191,12 @@ impl Log {
         }
     }
 
-    fn create(path: &PathBuf) -> Result<Log, CliError> {
-        let file = File::create(path).map_err(|e| {
-            CliError::failure(format!("cannot create the log {}: {e}", path.display()))
+    fn create(path: &std::path::Path) -> Result<Log, CliError> {
+        let file = kalah::files::open_log(path, false).map_err(|e| {
+            CliError::input(format!(
+                "cannot create the log {}: {e}",
+                text::quote(&path.to_string_lossy())
+            ))
         })?;
         Ok(Log {
             file: Some(BufWriter::new(file)),

@@ -102,6 +102,10 @@ pub struct MatchArgs {
     /// build`).
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
+    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
+    /// work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
+    max_level: Option<u32>,
 
     /// Games played at once, 1 to 64 (4 a core above 16 cores) [default: all cores]. The
     /// results do not depend on it.
@@ -167,7 +171,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     };
     let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
-    let db = super::play::open_db_for_perfect(&args.db, rules, perfect, threads)?;
+    let db = super::play::open_db_for_perfect(&args.db, args.max_level, rules, perfect, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))

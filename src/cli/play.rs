@@ -59,6 +59,10 @@ pub struct PlayArgs {
     /// Endgame databases for `perfect` and for hints.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
+    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
+    /// work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
+    max_level: Option<u32>,
     /// Write the game record here after every move, so that a session stopped in any way
     /// leaves the game so far. FILE is held for the whole game: a second game given the same
     /// FILE is refused while this one runs. An existing FILE is refused (see --force) unless it
@@ -131,13 +135,15 @@ pub fn game_rules(
     })
 }
 
-/// The databases for `rules`: those in `dir` if a directory is given (Kalah rules only).
+/// The databases for `rules`: those in `dir` if a directory is given (Kalah rules only; its
+/// levels up to `max_level` if given).
 /// Without one, when the solver will search Kalah boards of up to `search_seeds` seeds (for
 /// `who`: a perfect player, the replay's judge), the small levels worth building for such
 /// boards ([`kalah::search::auto_memory_db`]: from 40 seeds) are built in memory now on
 /// `threads` threads, as `solve` builds them (see its `--memory-db`), with a line on stderr.
 pub fn open_db(
     dir: &Option<PathBuf>,
+    max_level: Option<u32>,
     rules: GameRules,
     search_seeds: Option<u32>,
     who: &str,
@@ -163,7 +169,7 @@ pub fn open_db(
             "--db: the endgame databases are for Kalah rules, not awari-basic",
         ));
     };
-    Tablebase::open(dir, rules.houses, kalah, Access::Map)
+    Tablebase::open_up_to(dir, rules.houses, kalah, Access::Map, max_level)
         .map(|t| Some(Arc::new(t)))
         .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
 }
@@ -172,12 +178,13 @@ pub fn open_db(
 /// the whole game.
 pub fn open_db_for_perfect(
     dir: &Option<PathBuf>,
+    max_level: Option<u32>,
     rules: GameRules,
     perfect: bool,
     threads: usize,
 ) -> Result<Option<Arc<Tablebase>>, CliError> {
     let seeds = perfect.then(|| rules.seeds_in_play());
-    open_db(dir, rules, seeds, "the perfect player", threads)
+    open_db(dir, max_level, rules, seeds, "the perfect player", threads)
 }
 
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
@@ -222,7 +229,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         specs.push(spec);
     }
     let perfect = specs.contains(&PlayerSpec::Perfect);
-    let db = open_db_for_perfect(&args.db, rules, perfect, threads)?;
+    let db = open_db_for_perfect(&args.db, args.max_level, rules, perfect, threads)?;
     let res = Resources {
         db: db.clone(),
         threads,
@@ -330,8 +337,11 @@ impl Hints {
             return "no hint for this position".into();
         };
         if let Some(db) = &self.db {
-            if let Ok(Some(a)) = with_position!(pos, p => db.analyze(&p)) {
-                return describe(&a);
+            match with_position!(pos, p => db.analyze(&p)) {
+                Ok(Some(a)) => return describe(&a),
+                Ok(None) => {}
+                // A damaged database: say so, never guess.
+                Err(e) => return format!("no hint: {e}"),
             }
         }
         let seeds = state.seeds_on_board();

@@ -34,6 +34,10 @@ pub struct ReplayArgs {
     /// read from it at once, and the search probes it.
     #[arg(long, value_name = "DIR")]
     db: Option<PathBuf>,
+    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
+    /// work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
+    max_level: Option<u32>,
 
     /// Search the positions with at most S seeds on the board, 0 (value only what the database
     /// holds) to 64 (beyond, a search takes hours). Each such position is solved exactly: keep
@@ -175,7 +179,14 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let kalah_rules = rules.rules.kalah();
     let threads = super::args::threads_or_all(None);
     let search_seeds = (args.solve_seeds > 0).then(|| args.solve_seeds.min(rules.seeds_in_play()));
-    let db = super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?;
+    let db = super::play::open_db(
+        &args.db,
+        args.max_level,
+        rules,
+        search_seeds,
+        "the replay",
+        threads,
+    )?;
     let judge = match kalah_rules {
         Some(r) => Some(Judge::new(rules.houses, r, db, search_seeds.unwrap_or(0))?),
         None => None,

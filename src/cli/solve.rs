@@ -49,7 +49,7 @@ pub struct SearchArgs {
 
     /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
     /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = clap::value_parser!(u32).range(0..=i64::from(kalah::db::MAX_LEVEL)))]
+    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
     max_level: Option<u32>,
 
     /// Without --db: first build the endgame levels up to this many seeds (0 to 64) in memory,
@@ -532,7 +532,10 @@ fn with_progress<L: Lanes, T>(
     });
     bar.finish_and_clear();
     if let Some(line) = table.save(solver) {
-        eprintln!("{line}");
+        // A failed last save is the command's error (check_saved), said once, not here too.
+        if table.check_saved().is_ok() {
+            eprintln!("{line}");
+        }
     }
     (result, elapsed, solver.nodes() - nodes_before)
 }

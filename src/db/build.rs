@@ -539,7 +539,7 @@ pub fn build_in_memory(
 }
 
 /// The layout of the levels `0..=max_level` for `houses`, if databases index them and their
-/// build fits in [`BUILD_MEMORY_LIMIT`] (with every level held in memory if `in_memory`).
+/// build fits in [`build_memory_limit`] (with every level held in memory if `in_memory`).
 fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbError> {
     let layout = Layout::new(houses, max_level).ok_or_else(|| {
         DbError::Unsupported(format!(
@@ -554,12 +554,15 @@ fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbErro
         0
     };
     let needed = build_memory(&layout) + below;
-    if needed > BUILD_MEMORY_LIMIT {
+    let limit = build_memory_limit();
+    if needed > limit {
         return Err(DbError::Unsupported(format!(
-            "{houses} houses up to level {max_level} needs about {} GiB of memory to build (the \
-             {} and the move tables), more than the {} GiB allowed",
-            needed >> 30,
+            "{houses} houses up to level {max_level} needs about {:.1} GiB of memory to build \
+             (the {} and the move tables), more than the {:.1} GiB allowed on this machine \
+             (physical memory, less a sixth for the page cache and the rest, at most {} GiB)",
+            needed as f64 / (1u64 << 30) as f64,
             if in_memory { "levels" } else { "top level" },
+            limit as f64 / (1u64 << 30) as f64,
             BUILD_MEMORY_LIMIT >> 30
         )));
     }
@@ -586,8 +589,20 @@ fn notify(
     });
 }
 
-/// The most memory a build may need (a 24 GiB machine keeps some for the page cache).
+/// The most memory a build may need on any machine (a 24 GiB machine keeps some for the page
+/// cache); see [`build_memory_limit`].
 pub const BUILD_MEMORY_LIMIT: u64 = 20 << 30;
+
+/// The most memory a build may need on this machine: five sixths of its physical memory (the
+/// rest for the page cache, which holds the levels below, and the system), at most
+/// [`BUILD_MEMORY_LIMIT`]; that limit where the system does not say. A build that would need
+/// more is refused before it starts instead of driving the machine into swap.
+pub fn build_memory_limit() -> u64 {
+    match crate::memory::physical_memory() {
+        Some(bytes) => (bytes / 6 * 5).min(BUILD_MEMORY_LIMIT),
+        None => BUILD_MEMORY_LIMIT,
+    }
+}
 
 /// Bytes a build of `layout`'s levels needs at its peak: the top level in memory and the move
 /// tables of every side (houses, moves, spilled and emptied ranks).

@@ -1,14 +1,15 @@
 //! The build lock: one builder a database directory at a time.
 //!
-//! A build (or an upgrade) holds an advisory lock (`flock` on Unix, `LockFileEx` on Windows,
-//! through the standard library) on the file [`LOCK_FILE`] in the directory for as long as it
-//! writes there, with its process id in the file. A second builder finds the lock taken and
+//! A build (or an upgrade) holds an advisory lock (`flock`, through
+//! [`crate::memory::lock_exclusive`], the same lock as the game records') on the file
+//! [`LOCK_FILE`] in the directory for as long as it writes there, with its process id in the
+//! file (where the system has no such locks, nothing is locked). A second builder finds the lock taken and
 //! stops at once with [`DbError::Busy`], naming that process; readers never take the lock
 //! (finished levels are never written again, and new ones appear by an atomic rename), so they
 //! are not held up. The lock goes with the process, however it ends; the file stays (removing it
 //! would let two builders lock two different files of the same name).
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::Path;
 
@@ -34,12 +35,10 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
         .truncate(false)
         .open(&path)
         .map_err(in_file)?;
-    // TODO(msrv): rust-version becomes 1.89 (File::try_lock) once the branches in flight land.
-    #[allow(clippy::incompatible_msrv)]
-    let locked = file.try_lock();
-    match locked {
+    match crate::memory::lock_exclusive(&file, false) {
         Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
             let mut text = String::new();
             let _ = Read::by_ref(&mut file).take(32).read_to_string(&mut text);
             return Err(DbError::Busy {
@@ -47,7 +46,7 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
                 pid: text.trim().parse().ok(),
             });
         }
-        Err(TryLockError::Error(e)) => return Err(in_file(e)),
+        Err(e) => return Err(in_file(e)),
     }
     file.set_len(0).map_err(in_file)?;
     file.rewind().map_err(in_file)?;

@@ -104,10 +104,10 @@ impl Record {
         out += &format!("variant: Kalah({},{})\n", r.houses, r.seeds);
         out += &format!("rules: {}\n", r.rules);
         out += &format!("pie: {}\n", if r.pie { "yes" } else { "no" });
-        out += &format!("south: {}\n", self.south);
-        out += &format!("north: {}\n", self.north);
+        out += &format!("south: {}\n", one_line(&self.south));
+        out += &format!("north: {}\n", one_line(&self.north));
         if let Some(date) = &self.date {
-            out += &format!("date: {date}\n");
+            out += &format!("date: {}\n", one_line(date));
         }
         // Group the actions into turns by replaying them.
         let mut game = Game::new(self.rules);
@@ -308,4 +308,18 @@ impl UtcTime {
             milli: since.subsec_millis(),
         }
     }
+}
+
+/// `text` on one line of a record: control characters (a line break in a learner's file name,
+/// say) written as escapes, so that the record always reads back.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped = c.is_control().then(|| c.escape_default());
+            escaped
+                .into_iter()
+                .flatten()
+                .chain((!c.is_control()).then_some(c))
+        })
+        .collect()
 }
