@@ -88,6 +88,14 @@ pub fn physical_memory() -> Option<u64> {
     memory::physical_memory()
 }
 
+/// The cores this process may use (at least 1), asked of the OS once: the answer costs a
+/// dozen system calls (cgroup files) each time, and the command line needs it for every
+/// command's `--threads` bound.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 pub use board::{Board, Sowing};
 pub use lanes::{Lanes, Narrow, Wide};
 pub use notation::{NotationError, ParseMoveError, Turn};

@@ -27,7 +27,7 @@ pub fn side_parser() -> impl clap::builder::TypedValueParser<Value = Side> {
 
 /// The cores this process may use (at least 1).
 fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    kalah::cores()
 }
 
 /// The most worker threads an option accepts: four a core, and at least 64. The solver and the

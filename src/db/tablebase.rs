@@ -399,7 +399,7 @@ impl Probe<'_> {
     /// f of `board`, whose game is not over and whose seeds are at most [`Probe::max_level`];
     /// `Ok(None)` for another board. A [`Fault`] if the entry's block fails its check or the
     /// entry is out of range: never a value then.
-    #[inline]
+    #[inline(always)]
     pub fn f<L: Lanes>(&self, board: Board<L>) -> Result<Option<i32>, Fault> {
         let Some((k, entry)) = self.layout.index(board) else {
             return Ok(None);

@@ -100,7 +100,7 @@ pub struct SolverConfig {
 impl Default for SolverConfig {
     fn default() -> SolverConfig {
         SolverConfig {
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: crate::cores(),
             tt_mib: DEFAULT_TT_MIB,
             algorithm: Algorithm::Mtdf,
             tuning: Tuning::default(),

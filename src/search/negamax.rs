@@ -122,16 +122,21 @@ pub struct Shared<'a> {
 impl Shared<'_> {
     /// f of `board` from the databases, or `None` after recording the fault and stopping the
     /// whole search (`abort`'s root is set: nothing computed from here on is stored).
-    #[inline]
+    #[inline(always)]
     fn db_f<L: Lanes>(&self, db: &Probe<'_>, abort: &Abort<'_>, board: Board<L>) -> Option<i32> {
         match db.f(board) {
             Ok(f) => Some(f.expect("the solver's houses are the database's")),
-            Err(fault) => {
-                let _ = self.fault.set(fault);
-                abort.set_root();
-                None
-            }
+            Err(fault) => self.fail(fault, abort),
         }
+    }
+
+    /// Records `fault` and stops the whole search.
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, fault: Fault, abort: &Abort<'_>) -> Option<i32> {
+        let _ = self.fault.set(fault);
+        abort.set_root();
+        None
     }
 }
 
