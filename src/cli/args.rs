@@ -38,9 +38,22 @@ pub fn max_threads() -> usize {
     cores().saturating_mul(4).max(64)
 }
 
-/// Parses a thread count for clap: 1 to [`max_threads`].
+/// Parses a thread count for clap: 1 to [`max_threads`]. The bound is worked out only when a
+/// value is parsed: clap builds every command's parsers on every run, and asking the OS for
+/// the cores costs a dozen system calls.
 pub fn threads() -> impl TypedValueParser<Value = usize> {
-    RangedU64ValueParser::<usize>::new().range(1..=max_threads() as u64)
+    |s: &str| whole_number(s, 1, max_threads() as u64).map(|n| n as usize)
+}
+
+/// `text` as a whole number in `min..=max`, or the error clap shows after the option's name.
+fn whole_number(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!("expected a whole number in {min}..={max}"))?;
+    if !(min..=max).contains(&n) {
+        return Err(format!("{n} is not in {min}..={max}"));
+    }
+    Ok(n)
 }
 
 /// The threads asked for with --threads, or all cores.
@@ -58,9 +71,9 @@ pub fn max_mib() -> usize {
 }
 
 /// Parses a table size in MiB for clap: 1 to [`max_mib`] (a table of 0 MiB, one bucket, would
-/// make a solve run for ever).
+/// make a solve run for ever); the bound is worked out only when a value is parsed.
 pub fn mib() -> impl TypedValueParser<Value = usize> {
-    RangedU64ValueParser::<usize>::new().range(1..=max_mib() as u64)
+    |s: &str| whole_number(s, 1, max_mib() as u64).map(|n| n as usize)
 }
 
 /// Houses a side: 1 to [`kalah::MAX_HOUSES`], the widest board the engine plays.
