@@ -31,7 +31,8 @@ pub struct Tablebase {
 }
 
 /// The levels of `houses` houses a side under `rules` that `dir` holds files for, in order
-/// (their names only: the files are not opened).
+/// (the files are not opened). Something other than a regular file under a level's name (a
+/// FIFO, a directory) is an error naming it: the level is as good as missing.
 pub fn levels_in(dir: &Path, houses: usize, rules: Rules) -> Result<Vec<u32>, DbError> {
     let listing = std::fs::read_dir(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let prefix = format!("kalah-{houses}-{}-", rules.as_str());
@@ -47,6 +48,18 @@ pub fn levels_in(dir: &Path, houses: usize, rules: Rules) -> Result<Vec<u32>, Db
             continue;
         };
         if digits.len() == 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            // The type comes with the listing on most file systems: no extra system call,
+            // except to follow a symbolic link.
+            let path = entry.path();
+            let kind = entry
+                .file_type()
+                .map_err(|e| DbError::from(e).in_file(&path))?;
+            if !kind.is_file() && crate::files::not_regular(&path).is_some() {
+                let error = crate::files::open_regular(&path)
+                    .err()
+                    .unwrap_or_else(|| std::io::ErrorKind::InvalidInput.into());
+                return Err(DbError::from(error).in_file(&path));
+            }
             levels.push(digits.parse().expect("three digits"));
         }
     }
