@@ -63,13 +63,7 @@ impl Watched {
 pub fn kalah_watched(args: &[&str], parts: Vec<Vec<u8>>, limit: std::time::Duration) -> Watched {
     use std::io::{Read, Write};
     use std::time::{Duration, Instant};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the kalah binary runs");
+    let mut child = spawn_piped(args);
     let mut stdin = child.stdin.take().expect("piped stdin");
     let status_file = format!("/proc/{}/status", child.id());
     let writer = std::thread::spawn(move || {
@@ -119,13 +113,7 @@ pub fn kalah_watched(args: &[&str], parts: Vec<Vec<u8>>, limit: std::time::Durat
 /// Runs `kalah` with `args` and `input` on stdin.
 pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the kalah binary runs");
+    let mut child = spawn_piped(args);
     let mut stdin = child.stdin.take().expect("piped stdin");
     stdin.write_all(input.as_bytes()).expect("input written");
     drop(stdin);
@@ -197,4 +185,15 @@ pub fn kalah_within(args: &[&str], limit: std::time::Duration) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
     command.args(args);
     run_within(command, "", limit)
+}
+
+/// Starts `kalah` with `args`, its stdin, stdout and stderr piped.
+fn spawn_piped(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the kalah binary runs")
 }
