@@ -27,17 +27,39 @@ pub fn write_whole(
     path: &Path,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    write_through_temporary(path, write).map(drop)
+}
+
+/// [`write_whole`], returning the new file, still open.
+fn write_through_temporary(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<File> {
     let tmp = temporary(path);
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&tmp)
-        .and_then(|mut file| write(&mut file))
-        .and_then(|()| std::fs::rename(&tmp, path));
+        .and_then(|mut file| {
+            write(&mut file)?;
+            std::fs::rename(&tmp, path)?;
+            Ok(file)
+        });
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written
+}
+
+/// Adds `O_NONBLOCK` to `options` (Unix): opening a FIFO then never waits for its other end.
+fn non_blocking(options: &mut std::fs::OpenOptions) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    #[cfg(not(unix))]
+    let _ = options;
 }
 
 /// A temporary name beside `path` that no other writer uses: `<name>.<pid>-<n>.tmp`.
@@ -64,13 +86,9 @@ pub fn open_log(path: &Path, append: bool) -> std::io::Result<File> {
     } else {
         options.truncate(true);
     }
+    // Opening a FIFO to write blocks until it has a reader; non-blocking, it fails at once.
     let mut probe = options.clone();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Opening a FIFO to write blocks until it has a reader; non-blocking, it fails at once.
-        probe.custom_flags(libc::O_NONBLOCK);
-    }
+    non_blocking(&mut probe);
     let file = match probe.open(path) {
         Ok(file) => file,
         #[cfg(unix)]
@@ -177,8 +195,9 @@ pub fn claim(path: &Path, wait: bool) -> Result<Claimed, ClaimError> {
     }
 }
 
-/// Locks `file` exclusively (see [`claim`]); a system without locks is let through.
-fn lock(file: &File, wait: bool) -> Result<(), ClaimError> {
+/// Locks `file` exclusively (see [`claim`]; the database build lock takes it too); a system
+/// without locks is let through.
+pub(crate) fn lock(file: &File, wait: bool) -> Result<(), ClaimError> {
     match crate::memory::lock_exclusive(file, wait) {
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Err(ClaimError::InUse),
         Err(e) if e.kind() != std::io::ErrorKind::Unsupported => Err(ClaimError::Io(e)),
@@ -232,33 +251,18 @@ impl Claimed {
         &mut self,
         write: impl FnOnce(&mut File) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let tmp = temporary(&self.path);
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .and_then(|mut file| {
-                // A fresh file that nobody else has opened: the lock is free.
-                lock(&file, false).map_err(|e| match e {
-                    ClaimError::Io(e) => e,
-                    ClaimError::InUse => std::io::Error::other("a new file was in use"),
-                })?;
-                write(&mut file)?;
-                std::fs::rename(&tmp, &self.path)?;
-                Ok(file)
-            });
-        match written {
-            Ok(file) => {
-                // The old file's lock ends with it; the new one is held already.
-                self.held = file;
-                self.written = true;
-                Ok(())
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(e)
-            }
-        }
+        let file = write_through_temporary(&self.path, |file| {
+            // A fresh file that nobody else has opened: the lock is free.
+            lock(file, false).map_err(|e| match e {
+                ClaimError::Io(e) => e,
+                ClaimError::InUse => std::io::Error::other("a new file was in use"),
+            })?;
+            write(file)
+        })?;
+        // The old file's lock ends with it; the new one is held already.
+        self.held = file;
+        self.written = true;
+        Ok(())
     }
 }
 
@@ -290,13 +294,8 @@ pub fn lock_dir(dir: &Path) -> Result<Option<File>, ClaimError> {
 pub fn open_regular(path: &Path) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Non-blocking: opening a FIFO with no writer returns at once. Reads of a regular file
-        // ignore the flag.
-        options.custom_flags(libc::O_NONBLOCK);
-    }
+    // Opening a FIFO with no writer returns at once. Reads of a regular file ignore the flag.
+    non_blocking(&mut options);
     let file = options.open(path)?;
     let kind = file.metadata()?.file_type();
     if !kind.is_file() {

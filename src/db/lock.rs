@@ -1,7 +1,7 @@
 //! The build lock: one builder a database directory at a time.
 //!
-//! A build (or an upgrade) holds an advisory lock (`flock`, through
-//! [`crate::memory::lock_exclusive`], the same lock as the game records') on the file
+//! A build (or an upgrade) holds an advisory lock (`flock`, the same lock as the game
+//! records', see [`crate::files`]) on the file
 //! [`LOCK_FILE`] in the directory for as long as it writes there, with its process id in the
 //! file (where the system has no such locks, nothing is locked). A second builder finds the lock taken and
 //! stops at once with [`DbError::Busy`], naming that process; readers never take the lock
@@ -14,6 +14,7 @@ use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use crate::db::DbError;
+use crate::files::ClaimError;
 
 /// The lock file in a database directory.
 pub const LOCK_FILE: &str = ".kalah-build.lock";
@@ -35,10 +36,9 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
         .truncate(false)
         .open(&path)
         .map_err(in_file)?;
-    match crate::memory::lock_exclusive(&file, false) {
+    match crate::files::lock(&file, false) {
         Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {}
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+        Err(ClaimError::InUse) => {
             let mut text = String::new();
             let _ = Read::by_ref(&mut file).take(32).read_to_string(&mut text);
             return Err(DbError::Busy {
@@ -46,7 +46,7 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
                 pid: text.trim().parse().ok(),
             });
         }
-        Err(e) => return Err(in_file(e)),
+        Err(ClaimError::Io(e)) => return Err(in_file(e)),
     }
     file.set_len(0).map_err(in_file)?;
     file.rewind().map_err(in_file)?;
