@@ -9,9 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Rules;
 use kalah::db::upgrade::{Outcome, upgrade};
 use kalah::db::verify::{Coverage, VerifyStep};
-use kalah::db::{
-    Access, DbError, MAX_DB_HOUSES, MAX_LEVEL, Tablebase, build, level_file_name, verify,
-};
+use kalah::db::{Access, DbError, MAX_DB_HOUSES, MAX_LEVEL, Tablebase, build, verify};
 use serde_json::json;
 
 use super::CliError;
@@ -226,10 +224,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
                 &progress,
             )
         })
-        .map_err(|e| match e {
-            DbError::Busy { .. } => CliError::input(format!("cannot build the database: {e}")),
-            e => CliError::failure(format!("cannot build the database: {e}")),
-        })?;
+        .map_err(|e| writer_error("cannot build the database", e))?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
     let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
@@ -284,23 +279,26 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The error of a command that writes in a database directory: another writer there (the
+/// build lock taken) is the user's to wait for (exit code 2), anything else a failure.
+fn writer_error(what: &str, e: DbError) -> CliError {
+    let message = format!("{what}: {e}");
+    match e {
+        DbError::Busy { .. } => CliError::input(message),
+        _ => CliError::failure(message),
+    }
+}
+
 /// The (houses, rules) of the databases with a level 0 in `dir`.
 fn databases_in(dir: &Path) -> Result<Vec<(usize, Rules)>, CliError> {
-    let listing = std::fs::read_dir(dir)
-        .map_err(|e| CliError::failure(format!("cannot read {}: {e}", dir.display())))?;
-    let mut found = Vec::new();
-    for entry in listing.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        for houses in 1..=MAX_DB_HOUSES {
-            for rules in Rules::ALL {
-                if name == level_file_name(houses, rules, 0) {
-                    found.push((houses, rules));
-                }
-            }
-        }
-    }
-    found.sort_by_key(|&(h, r)| (h, r.as_str()));
+    let files = kalah::db::tablebase::level_files(dir)
+        .map_err(|e| CliError::failure(format!("cannot read {e}")))?;
+    // The listing is sorted by houses, rules and level: level 0 once a database.
+    let found: Vec<(usize, Rules)> = files
+        .iter()
+        .filter(|f| f.level == 0 && (1..=MAX_DB_HOUSES).contains(&f.houses))
+        .map(|f| (f.houses, f.rules))
+        .collect();
     if found.is_empty() {
         return Err(CliError::failure(format!(
             "no database in {} (no kalah-<houses>-<rules>-000.kdb file)",
@@ -534,10 +532,7 @@ fn run_upgrade(args: UpgradeArgs) -> Result<(), CliError> {
             Outcome::Failed(e) => eprintln!("  FAILED: {e}"),
         }
     })
-    .map_err(|e| match e {
-        DbError::Busy { .. } => CliError::input(format!("cannot upgrade: {e}")),
-        e => CliError::failure(format!("cannot upgrade: {e}")),
-    })?;
+    .map_err(|e| writer_error("cannot upgrade", e))?;
     let failed = report
         .iter()
         .filter(|u| matches!(u.outcome, Outcome::Failed(_)))

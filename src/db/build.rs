@@ -459,11 +459,8 @@ pub fn build(
         let level = if kept {
             let level = open_level(&path, Access::Map, houses, rules, k, total)?;
             let damage = level.check_all(cancel, &|_| {})?;
-            if let Some(&block) = damage.blocks.first() {
-                return Err(level.damaged(block));
-            }
-            if damage.table {
-                return Err(level.error(DbError::DamagedTable { level: k }));
+            if let Some(defect) = level.defect(&damage) {
+                return Err(defect);
             }
             level
         } else {

@@ -269,6 +269,21 @@ pub fn level_file_name(houses: usize, rules: Rules, level: u32) -> String {
     format!("kalah-{houses}-{}-{level:03}.kdb", rules.as_str())
 }
 
+/// The houses, rules and level a level file's name gives (the inverse of [`level_file_name`]);
+/// `None` for any other name.
+pub fn parse_level_file_name(name: &str) -> Option<(usize, Rules, u32)> {
+    let rest = name.strip_prefix("kalah-")?.strip_suffix(".kdb")?;
+    let (houses, rest) = rest.split_once('-')?;
+    let (rules, level) = rest.rsplit_once('-')?;
+    let parsed = (
+        houses.parse().ok()?,
+        rules.parse().ok()?,
+        level.parse().ok()?,
+    );
+    // Only the exact name the builder writes ("kalah-04-..." or "Standard" are not).
+    (level_file_name(parsed.0, parsed.1, parsed.2) == name).then_some(parsed)
+}
+
 /// f of a board with an empty side (the game is over: each side sweeps its own seeds).
 #[inline(always)]
 pub fn finished_f(mover_seeds: u32, opponent_seeds: u32) -> i32 {
@@ -286,4 +301,32 @@ pub fn decode(entry: u8, k: u32) -> i32 {
 pub fn encode(f: i32, k: u32) -> u8 {
     debug_assert!(f.abs() <= k as i32 && (f + k as i32) % 2 == 0);
     ((f + k as i32) / 2) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_file_names_parse_back_and_nothing_else_does() {
+        for houses in [1, 6, 8, 12] {
+            for rules in Rules::ALL {
+                for level in [0, 7, 64, 999] {
+                    let name = level_file_name(houses, rules, level);
+                    assert_eq!(parse_level_file_name(&name), Some((houses, rules, level)));
+                }
+            }
+        }
+        for name in [
+            "kalah-4-standard-07.kdb",
+            "kalah-04-standard-007.kdb",
+            "kalah-4-Standard-007.kdb",
+            "kalah-4-standard-007.kdb.123-0.tmp",
+            "kalah-4-standard-+07.kdb",
+            "kalah--standard-007.kdb",
+            ".kalah-build.lock",
+        ] {
+            assert_eq!(parse_level_file_name(name), None, "{name}");
+        }
+    }
 }

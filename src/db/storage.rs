@@ -306,6 +306,18 @@ impl Level {
         }
     }
 
+    /// The error `damage` of this level amounts to, naming the file: the first damaged block,
+    /// else a damaged block table; `None` if the level is sound.
+    pub fn defect(&self, damage: &Damage) -> Option<DbError> {
+        match damage.blocks.first() {
+            Some(&block) => Some(self.damaged(block)),
+            None if damage.table => Some(self.error(DbError::DamagedTable {
+                level: self.header.level,
+            })),
+            None => None,
+        }
+    }
+
     /// Checks every block (in parallel, in the current rayon pool) and the table's checksum
     /// against the header; returns the damaged blocks (empty: the level is sound). Stops early,
     /// with [`DbError::Cancelled`], when `cancel` is set; `progress` gets the blocks done.
@@ -357,13 +369,6 @@ pub struct Damage {
     pub blocks: Vec<u64>,
     /// The block table does not match the header's table checksum.
     pub table: bool,
-}
-
-impl Damage {
-    /// Whether nothing is wrong.
-    pub fn is_sound(&self) -> bool {
-        self.blocks.is_empty() && !self.table
-    }
 }
 
 /// Opens the level file at `path`, checking its header (the one for `houses`, `rules`,
@@ -429,8 +434,8 @@ fn open(
     };
     if access == Access::Memory {
         let damage = level.check_all(&AtomicBool::new(false), &|_| {})?;
-        if let Some(&block) = damage.blocks.first() {
-            return Err(level.damaged(block));
+        if let Some(defect) = level.defect(&damage) {
+            return Err(defect);
         }
     }
     Ok(level)

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use crate::board::Board;
 use crate::db::index::Layout;
 use crate::db::storage::{Access, Checked, Level, open_level};
-use crate::db::{DbError, MAX_LEVEL, decode, finished_f, level_file_name};
+use crate::db::{DbError, MAX_LEVEL, decode, finished_f, level_file_name, parse_level_file_name};
 use crate::lanes::Lanes;
 use crate::notation::Turn;
 use crate::position::{Move, Position};
@@ -30,40 +30,74 @@ pub struct Tablebase {
     levels: Vec<OnceLock<Level>>,
 }
 
-/// The levels of `houses` houses a side under `rules` that `dir` holds files for, in order
-/// (the files are not opened). Something other than a regular file under a level's name (a
-/// FIFO, a directory) is an error naming it: the level is as good as missing.
-pub fn levels_in(dir: &Path, houses: usize, rules: Rules) -> Result<Vec<u32>, DbError> {
+/// A level file found in a directory listing (not opened).
+#[derive(Clone, Debug)]
+pub struct LevelFile {
+    /// Houses a side.
+    pub houses: usize,
+    /// Capture rule.
+    pub rules: Rules,
+    /// The level.
+    pub level: u32,
+    /// The file.
+    pub path: PathBuf,
+    /// The listing says it is a regular file (a symbolic link is looked at by
+    /// [`LevelFile::refuse_non_regular`]).
+    is_file: bool,
+}
+
+impl LevelFile {
+    /// An error naming the file if it is not a regular file (a FIFO, a directory): the level
+    /// is then as good as missing.
+    pub fn refuse_non_regular(&self) -> Result<(), DbError> {
+        if self.is_file {
+            return Ok(());
+        }
+        // Follows a symbolic link; refuses anything else without waiting on it.
+        crate::files::open_regular(&self.path)
+            .map(drop)
+            .map_err(|e| DbError::from(e).in_file(&self.path))
+    }
+}
+
+/// Every level file in `dir`, by its name ([`crate::db::parse_level_file_name`]), in one
+/// listing. The type of each comes with the listing on most file systems: no extra system call.
+pub fn level_files(dir: &Path) -> Result<Vec<LevelFile>, DbError> {
     let listing = std::fs::read_dir(dir).map_err(|e| DbError::from(e).in_file(dir))?;
-    let prefix = format!("kalah-{houses}-{}-", rules.as_str());
-    let mut levels = Vec::new();
+    let mut files = Vec::new();
     for entry in listing {
         let entry = entry.map_err(|e| DbError::from(e).in_file(dir))?;
         let name = entry.file_name();
-        let Some(digits) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(|n| n.strip_suffix(".kdb"))
-        else {
+        let Some((houses, rules, level)) = name.to_str().and_then(parse_level_file_name) else {
             continue;
         };
-        if digits.len() == 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
-            // The type comes with the listing on most file systems: no extra system call,
-            // except to follow a symbolic link.
-            let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| DbError::from(e).in_file(&path))?;
-            if !kind.is_file() && crate::files::not_regular(&path).is_some() {
-                let error = crate::files::open_regular(&path)
-                    .err()
-                    .unwrap_or_else(|| std::io::ErrorKind::InvalidInput.into());
-                return Err(DbError::from(error).in_file(&path));
-            }
-            levels.push(digits.parse().expect("three digits"));
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .map_err(|e| DbError::from(e).in_file(&path))?;
+        files.push(LevelFile {
+            houses,
+            rules,
+            level,
+            path,
+            is_file: kind.is_file(),
+        });
+    }
+    files.sort_by_key(|f| (f.houses, f.rules.as_str(), f.level));
+    Ok(files)
+}
+
+/// The levels of `houses` houses a side under `rules` that `dir` holds files for, in order
+/// (the files are not opened). Something other than a regular file under one of their names (a
+/// FIFO, a directory) is an error naming it: the level is as good as missing.
+pub fn levels_in(dir: &Path, houses: usize, rules: Rules) -> Result<Vec<u32>, DbError> {
+    let mut levels = Vec::new();
+    for file in level_files(dir)? {
+        if file.houses == houses && file.rules == rules {
+            file.refuse_non_regular()?;
+            levels.push(file.level);
         }
     }
-    levels.sort_unstable();
     Ok(levels)
 }
 
@@ -359,9 +393,10 @@ impl Tablebase {
             stored: f,
             computed,
         };
-        match self.dir.as_os_str().is_empty() {
-            true => error,
-            false => error.in_file(&self.path(level)),
+        // The level was read to get here: it is open, and names its file (if it has one).
+        match self.level(level) {
+            Ok(opened) => opened.error(error),
+            Err(_) => error,
         }
     }
 }

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::db::build::write_level;
 use crate::db::format::{HEADER_LEN, MAGIC};
-use crate::db::{DbError, MAX_DB_HOUSES, level_file_name};
+use crate::db::{DbError, MAX_DB_HOUSES};
 use crate::rules::Rules;
 
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -139,11 +139,10 @@ pub fn upgrade(
 ) -> Result<Vec<Upgraded>, DbError> {
     let _lock = crate::db::lock::lock(dir)?;
     let mut paths = Vec::new();
-    for houses in 1..=MAX_DB_HOUSES {
-        for rules in Rules::ALL {
-            for level in crate::db::tablebase::levels_in(dir, houses, rules)? {
-                paths.push(dir.join(level_file_name(houses, rules, level)));
-            }
+    for file in crate::db::tablebase::level_files(dir)? {
+        if (1..=MAX_DB_HOUSES).contains(&file.houses) {
+            file.refuse_non_regular()?;
+            paths.push(file.path);
         }
     }
     let mut done = Vec::new();

@@ -110,11 +110,7 @@ pub fn verify(
                     Err(DbError::Cancelled) => return Err(DbError::Cancelled),
                     Err(e) => check.defect = Some(level.error(e)),
                     Ok(damage) => {
-                        if let Some(&block) = damage.blocks.first() {
-                            check.defect = Some(level.damaged(block));
-                        } else if damage.table {
-                            check.defect = Some(level.error(DbError::DamagedTable { level: k }));
-                        }
+                        check.defect = level.defect(&damage);
                         check.damaged_blocks = damage.blocks;
                     }
                 }

@@ -514,12 +514,8 @@ impl Solver {
         }
         let board = pos.board();
         let f = self.exact(board, &mut |_| {})?;
-        for mv in pos.legal_moves() {
-            if self.reaches(board, mv, f)? {
-                return Ok(Some((pos.store_difference() + f, mv)));
-            }
-        }
-        Err(self.no_move_keeps(f))
+        let mv = self.lowest_keeping(board, f)?;
+        Ok(Some((pos.store_difference() + f, mv)))
     }
 
     /// The value of `pos`, its optimal moves and a perfect line; with `all_moves` also the exact
@@ -614,13 +610,21 @@ impl Solver {
         })
     }
 
-    /// The error when no move keeps the value `f` just found: only a database whose entries
-    /// contradict each other (their checksums passing) can cause it.
-    fn no_move_keeps(&self, f: i32) -> SolveError {
-        SolveError::Database(DbError::Unsupported(format!(
+    /// The lowest house of `board` (not finished) whose move keeps its value `f`. None doing
+    /// so is an error: only a database whose entries contradict each other (their checksums
+    /// passing) can cause it.
+    fn lowest_keeping<L: Lanes>(&self, board: Board<L>, f: i32) -> Result<Move, SolveError> {
+        let mask = board.movable();
+        for h in (0..board.houses_per_side()).filter(|h| mask >> h & 1 == 1) {
+            let mv = Move::new(h + 1).expect("house index below MAX_HOUSES");
+            if self.reaches(board, mv, f)? {
+                return Ok(mv);
+            }
+        }
+        Err(SolveError::Database(DbError::Unsupported(format!(
             "no move keeps the value f = {f} found: the database's entries contradict each \
              other (run `kalah db verify --all`)"
-        )))
+        ))))
     }
 
     /// A perfect game from `board`, whose f is `f`: at each step the lowest house that keeps f.
@@ -632,18 +636,7 @@ impl Solver {
         let mut turns = Vec::new();
         let mut turn = Vec::new();
         while !board.is_finished() {
-            let mask = board.movable();
-            let mut keeping = None;
-            for h in (0..board.houses_per_side()).filter(|h| mask >> h & 1 == 1) {
-                let mv = Move::new(h + 1).expect("house index below MAX_HOUSES");
-                if self.reaches(board, mv, f)? {
-                    keeping = Some(mv);
-                    break;
-                }
-            }
-            let Some(mv) = keeping else {
-                return Err(self.no_move_keeps(f));
-            };
+            let mv = self.lowest_keeping(board, f)?;
             let (child, s) = board.sow(mv.index(), self.rules);
             let gain = s.gain();
             turn.push(mv);
