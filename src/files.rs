@@ -335,6 +335,26 @@ fn describe(kind: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// The bytes free for this user on the file system where `path` is or would be made: that of
+/// its nearest ancestor that exists (a directory about to be created takes its space there).
+pub fn free_space(path: &Path) -> std::io::Result<u64> {
+    let mut at = path;
+    loop {
+        match std::fs::symlink_metadata(at) {
+            Ok(_) => return crate::memory::free_space(at),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        at = match at.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        if at == Path::new(".") {
+            return crate::memory::free_space(at);
+        }
+    }
+}
+
 /// The text of the regular file at `path`, at most `max` bytes: a longer file, or one that is
 /// not UTF-8 (the error names the first line that is not), is an
 /// [`std::io::ErrorKind::InvalidData`] error (nothing above the bound is read).

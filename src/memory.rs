@@ -224,6 +224,32 @@ pub fn lock_exclusive(file: &std::fs::File, wait: bool) -> std::io::Result<()> {
     }
 }
 
+/// The bytes free for an unprivileged user on the file system that holds `path` (`statvfs`);
+/// an [`std::io::ErrorKind::Unsupported`] error elsewhere than on Unix.
+pub fn free_space(path: &std::path::Path) -> std::io::Result<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        let mut stats = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+        // Safety: `name` is a NUL-terminated string that lives through the call, and `stats`
+        // points to writable memory the size of a `statvfs`, which the call fills on success.
+        if unsafe { libc::statvfs(name.as_ptr(), stats.as_mut_ptr()) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // Safety: the call succeeded, so it wrote the whole struct (and it was zeroed before).
+        let stats = unsafe { stats.assume_init() };
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        Ok((stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;

@@ -56,9 +56,14 @@ pub struct BuildArgs {
     /// Capture rule: `standard` or `empty-capture`.
     #[arg(long, default_value = "standard", value_parser = rules_parser())]
     rules: Rules,
-    /// Directory of the level files (created if missing).
+    /// Directory of the level files (created if missing) [default: the database home:
+    /// $KALAH_DB, else $XDG_DATA_HOME/kalah, else ~/.local/share/kalah].
     #[arg(long)]
-    dir: PathBuf,
+    dir: Option<PathBuf>,
+    /// Build without asking: a build that writes more than 1 GB first states its size, the
+    /// free disk space and an estimated time, and asks.
+    #[arg(long, short = 'y')]
+    yes: bool,
     /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores].
     #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
@@ -76,9 +81,9 @@ pub struct BuildArgs {
 /// an error too (use --max-level to check the levels below it).
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Directory of the level files.
+    /// Directory of the level files [default: the database home].
     #[arg(long)]
-    dir: PathBuf,
+    dir: Option<PathBuf>,
     /// Check every entry against its moves, not a sample (as long as a build).
     #[arg(long)]
     all: bool,
@@ -109,9 +114,9 @@ pub struct VerifyArgs {
 /// or a bad header is reported, and the exit code is then 1.
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Directory of the level files.
+    /// Directory of the level files [default: the database home].
     #[arg(long)]
-    dir: PathBuf,
+    dir: Option<PathBuf>,
     /// Show only the levels 0..=K of each database (all of which must be there).
     #[arg(long, value_name = "K", value_parser = super::args::max_level())]
     max_level: Option<u32>,
@@ -130,9 +135,9 @@ pub struct InfoArgs {
 /// lock, so it cannot run beside a build.
 #[derive(Args, Debug)]
 pub struct UpgradeArgs {
-    /// Directory of the level files.
+    /// Directory of the level files [default: the database home].
     #[arg(long)]
-    dir: PathBuf,
+    dir: Option<PathBuf>,
     /// Print JSON: {"dir", "files": [{"file", "outcome": "upgraded"|"current"|"failed",
     /// "error"}], "ok"}.
     #[arg(long)]
@@ -157,6 +162,7 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
 }
 
 fn run_build(args: BuildArgs) -> Result<(), CliError> {
+    let dir = super::db_choice::dir_or_home(&args.dir)?;
     if !(1..=MAX_DB_HOUSES).contains(&args.houses) {
         return Err(CliError::input(format!(
             "--houses {} is out of range for databases (1 to {MAX_DB_HOUSES})",
@@ -170,6 +176,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
         )));
     }
     let pool = pool(args.threads)?;
+    confirm_build(&args, &dir, pool.current_num_threads())?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -216,7 +223,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
     let report = pool
         .install(|| {
             build(
-                &args.dir,
+                &dir,
                 args.houses,
                 args.rules,
                 args.max_seeds,
@@ -247,7 +254,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
         print_json(&json!({
             "houses": args.houses,
             "rules": args.rules.as_str(),
-            "dir": args.dir.display().to_string(),
+            "dir": dir.display().to_string(),
             "levels": levels,
             "entries": entries,
             "bytes": report.levels.iter().map(|l| l.bytes).sum::<u64>(),
@@ -262,7 +269,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
         args.houses,
         args.rules,
         args.max_seeds,
-        args.dir.display(),
+        dir.display(),
         elapsed.as_secs_f64()
     );
     if kept > 0 {
@@ -277,6 +284,116 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
         println!("{:.1} M entries/s over the levels built now", rate / 1e6);
     }
     Ok(())
+}
+
+/// Above this many bytes to write, a build states its cost and asks first (unless --yes).
+const ASK_ABOVE_BYTES: u64 = 1_000_000_000;
+
+/// Entries a second that one build thread writes, for the estimate of a build's time: the
+/// 6-house levels 0..24 (1.25·10⁹ entries) took 144-172 s on 2 threads of an AMD EPYC,
+/// about 4 million entries a second a thread. Small levels go faster.
+const BUILD_ENTRIES_PER_THREAD_SECOND: f64 = 4e6;
+
+/// Before a build: refuses it if the disk under `dir` cannot hold the levels to write, and for
+/// one of more than [`ASK_ABOVE_BYTES`] states size, free space and estimated time on stderr
+/// and asks on stdin (unless --yes); anything but `y` or `yes` stops it (exit code 2).
+fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError> {
+    let cost = kalah::db::build_cost(dir, args.houses, args.rules, args.max_seeds)
+        .map_err(|e| CliError::input(format!("cannot build the database: {e}")))?;
+    if cost.levels.is_empty() {
+        return Ok(());
+    }
+    let free = kalah::files::free_space(dir).ok();
+    if let Some(free) = free.filter(|&free| free < cost.bytes) {
+        return Err(CliError::failure(format!(
+            "cannot build the database: levels {} need {} on disk, and {} has {} free",
+            level_ranges(&cost.levels),
+            human_bytes(cost.bytes),
+            dir.display(),
+            human_bytes(free)
+        )));
+    }
+    if cost.bytes <= ASK_ABOVE_BYTES || args.yes {
+        return Ok(());
+    }
+    let seconds = cost.entries as f64 / (BUILD_ENTRIES_PER_THREAD_SECOND * threads as f64);
+    eprintln!(
+        "kalah db build: {} houses, {} rules, levels {} into {}: {} to write ({} free there), \
+         about {} on {threads} thread{}",
+        args.houses,
+        args.rules,
+        level_ranges(&cost.levels),
+        dir.display(),
+        human_bytes(cost.bytes),
+        free.map_or("unknown space".to_owned(), human_bytes),
+        human_duration(seconds),
+        if threads == 1 { "" } else { "s" }
+    );
+    eprint!("Build it? [y/N] ");
+    let _ = std::io::Write::flush(&mut std::io::stderr());
+    let mut input = std::io::stdin().lock();
+    let answer = match kalah::text::read_line_cut(&mut input, 64) {
+        Ok(Some(kalah::text::Line::Text(text))) => text,
+        _ => String::new(),
+    };
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(CliError::input(
+            "the build was not confirmed (--yes builds without asking)",
+        )),
+    }
+}
+
+/// Levels as ranges: `0..=24`, or `20..=24, 27`.
+fn level_ranges(levels: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < levels.len() {
+        let mut j = i;
+        while j + 1 < levels.len() && levels[j + 1] == levels[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            levels[i].to_string()
+        } else {
+            format!("{}..={}", levels[i], levels[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// Bytes for people, in decimal units: `1.25 GB`, `812 kB`.
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["kB", "MB", "GB", "TB", "PB"];
+    if bytes < 1000 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 999.95 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    let digits = if value < 9.995 {
+        2
+    } else if value < 99.95 {
+        1
+    } else {
+        0
+    };
+    format!("{value:.digits$} {}", UNITS[unit])
+}
+
+/// A rough time for people: `40 s`, `3 min`, `2.5 h`.
+fn human_duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{:.0} s", seconds.max(1.0))
+    } else if seconds < 90.0 * 60.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
 }
 
 /// The error of a command that writes in a database directory: another writer there (the
@@ -318,6 +435,7 @@ fn open_base(
 }
 
 fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
+    let dir = super::db_choice::dir_or_home(&args.dir)?;
     let pool = pool(args.threads)?;
     let coverage = if args.all {
         Coverage::All
@@ -329,9 +447,9 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid"));
     let mut databases = Vec::new();
     let mut defects: Vec<String> = Vec::new();
-    for (houses, rules) in databases_in(&args.dir)? {
+    for (houses, rules) in databases_in(&dir)? {
         let name = format!("{houses} houses, {rules} rules");
-        let base = match open_base(&args.dir, houses, rules, args.max_level) {
+        let base = match open_base(&dir, houses, rules, args.max_level) {
             Ok(base) => base,
             Err(e) => {
                 defects.push(e.to_string());
@@ -421,7 +539,7 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
     if args.json {
         print_json(&json!({
-            "dir": args.dir.display().to_string(),
+            "dir": dir.display().to_string(),
             "databases": databases,
             "ok": defects.is_empty(),
         }));
@@ -430,11 +548,12 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
 }
 
 fn run_info(args: InfoArgs) -> Result<(), CliError> {
+    let dir = super::db_choice::dir_or_home(&args.dir)?;
     let mut databases = Vec::new();
     let mut defects: Vec<String> = Vec::new();
-    for (houses, rules) in databases_in(&args.dir)? {
+    for (houses, rules) in databases_in(&dir)? {
         let name = format!("{houses} houses, {rules} rules");
-        let levels = open_base(&args.dir, houses, rules, args.max_level).and_then(|base| {
+        let levels = open_base(&dir, houses, rules, args.max_level).and_then(|base| {
             (0..=base.max_level())
                 .map(|k| base.level(k).map(|l| *l.header()))
                 .collect::<Result<Vec<_>, DbError>>()
@@ -497,7 +616,7 @@ fn run_info(args: InfoArgs) -> Result<(), CliError> {
     }
     if args.json {
         print_json(&json!({
-            "dir": args.dir.display().to_string(),
+            "dir": dir.display().to_string(),
             "databases": databases,
             "ok": defects.is_empty(),
         }));
@@ -519,9 +638,10 @@ fn first_defect(mut defects: Vec<String>) -> Result<(), CliError> {
 }
 
 fn run_upgrade(args: UpgradeArgs) -> Result<(), CliError> {
+    let dir = super::db_choice::dir_or_home(&args.dir)?;
     let cancel = AtomicBool::new(false);
     let json = args.json;
-    let report = upgrade(&args.dir, &cancel, &|u| {
+    let report = upgrade(&dir, &cancel, &|u| {
         if json {
             return;
         }
@@ -554,14 +674,14 @@ fn run_upgrade(args: UpgradeArgs) -> Result<(), CliError> {
             })
             .collect();
         print_json(&json!({
-            "dir": args.dir.display().to_string(),
+            "dir": dir.display().to_string(),
             "files": files,
             "ok": failed == 0,
         }));
     } else {
         println!(
             "{}: {upgraded} files upgraded, {} already current, {failed} failed",
-            args.dir.display(),
+            dir.display(),
             report.len() - upgraded - failed
         );
     }

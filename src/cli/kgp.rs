@@ -8,6 +8,7 @@ use kalah::bots::kgp::{self, ClientConfig, Event, KgpError};
 use kalah::text::escape;
 
 use super::CliError;
+use super::db_choice::DbChoice;
 
 /// Plays on a KGP (Kalah Game Protocol) server in freeplay mode.
 ///
@@ -56,14 +57,10 @@ pub struct KgpArgs {
     )]
     time_per_move: Duration,
 
-    /// Endgame databases (standard rules; see `kalah db build`), used for the board sizes the
-    /// directory holds.
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
-    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
-    /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
-    max_level: Option<u32>,
+    /// Endgame databases (standard rules), used for the board sizes the directory holds (the
+    /// log names the levels used for each).
+    #[command(flatten)]
+    db: DbChoice,
 
     /// The log file (appended to).
     #[arg(long, value_name = "FILE", default_value = "kalah-kgp.log")]
@@ -115,7 +112,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
     if args.host.trim().is_empty() {
         return Err(CliError::input("--host must not be empty"));
     }
-    if let Some(dir) = &args.db {
+    if let Some(dir) = &args.db.db {
         if !dir.is_dir() {
             return Err(CliError::input(format!(
                 "--db {}: no such directory",
@@ -123,6 +120,12 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
             )));
         }
     }
+    // Without --db, the database home, if there is one.
+    let db_dir = match (&args.db.db, args.db.no_db) {
+        (_, true) => None,
+        (Some(dir), false) => Some(dir.clone()),
+        (None, false) => kalah::db::home::home().filter(|home| home.is_dir()),
+    };
     let config = ClientConfig {
         host: args.host.trim().to_owned(),
         port: args.port,
@@ -130,8 +133,8 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
         authors: text("--authors", args.authors)?,
         token: text("--token", args.token)?,
         time_per_move: args.time_per_move,
-        db_dir: args.db,
-        db_max_level: args.max_level,
+        db_dir,
+        db_max_level: args.db.max_level,
         tt_mib: args.tt_mb,
         retries: args.retries,
         retry_delay: args.retry_delay,

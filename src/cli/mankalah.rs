@@ -3,18 +3,17 @@
 use std::fs::File;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use kalah::Rules;
 use kalah::bots::mankalah::{Agent, DEFAULT_BUDGET, HOUSES, MAX_LINE, Next};
-use kalah::db::{Access, Tablebase};
 use kalah::play::anytime::EngineConfig;
 use kalah::play::record::now_utc;
 use kalah::text::{self, Line};
 
 use super::CliError;
+use super::db_choice::DbChoice;
 
 /// Plays Kalah(7,7) for the ManKalah game engine, reading its messages on stdin and answering
 /// on stdout.
@@ -43,13 +42,10 @@ pub struct MankalahArgs {
     )]
     time_budget: Duration,
     /// Endgame databases for 7 houses, standard rules (`kalah db build --houses 7`): positions
-    /// with at most their top level of seeds on the board are played perfectly.
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
-    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
-    /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
-    max_level: Option<u32>,
+    /// with at most their top level of seeds on the board are played perfectly (the log names
+    /// the levels used).
+    #[command(flatten)]
+    db: DbChoice,
     /// Solver threads for the exact endgame, 1 to 64 (4 a core above 16 cores).
     #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::args::threads())]
     threads: usize,
@@ -65,17 +61,15 @@ const _: () = assert!(DEFAULT_BUDGET.as_secs() == 3600 && DEFAULT_BUDGET.subsec_
 /// Runs the agent until END.
 pub fn run(args: MankalahArgs) -> Result<(), CliError> {
     let budget = args.time_budget;
-    let db = match &args.db {
-        None => None,
-        Some(dir) => Some(Arc::new(
-            Tablebase::open_up_to(dir, HOUSES, Rules::Standard, Access::Map, args.max_level)
-                .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))?,
-        )),
-    };
+    let db = args.db.open(HOUSES, Rules::Standard)?;
     let mut log = match &args.log {
         None => Log::none(),
         Some(path) => Log::create(path)?,
     };
+    log.note(&match &db {
+        Some(db) => super::db_choice::files_line(db),
+        None => args.db.none_found(HOUSES, Rules::Standard),
+    });
     let config = EngineConfig {
         db,
         exact_seeds: EngineConfig::default_exact_seeds(HOUSES),

@@ -14,6 +14,7 @@ use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
 use serde_json::json;
 
 use super::CliError;
+use super::db_choice::DbChoice;
 
 /// Parses a play rule-set name for clap (so the help lists the choices).
 fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
@@ -98,14 +99,9 @@ pub struct MatchArgs {
     #[arg(long, value_name = "X", default_value_t = 1)]
     seed: u64,
 
-    /// Endgame database directory for the perfect player (Kalah rules only; see `kalah db
-    /// build`).
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
-    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
-    /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
-    max_level: Option<u32>,
+    /// Endgame databases for the perfect player and the engines (Kalah rules only).
+    #[command(flatten)]
+    db: DbChoice,
 
     /// Games played at once, 1 to 64 (4 a core above 16 cores) [default: all cores]. The
     /// results do not depend on it.
@@ -171,7 +167,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     };
     let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
-    let db = super::play::open_db_for_perfect(&args.db, args.max_level, rules, perfect, threads)?;
+    let db = super::play::open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))

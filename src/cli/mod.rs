@@ -3,6 +3,7 @@
 
 mod args;
 mod db;
+mod db_choice;
 mod files;
 mod kgp;
 mod mankalah;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
-use kalah::db::{Access, Tablebase};
+use kalah::db::Tablebase;
 use kalah::files::{ClaimError, Claimed};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources};
@@ -14,6 +14,7 @@ use kalah::text;
 use kalah::{AnyPosition, Solver, SolverConfig, with_position};
 
 use super::CliError;
+use super::db_choice::DbChoice;
 
 /// Play a game of Kalah: humans at the terminal, engines, or both.
 ///
@@ -56,13 +57,9 @@ pub struct PlayArgs {
     /// Who plays North [default: alphabeta:6; with --resume, the record's North].
     #[arg(long, value_name = "SPEC", value_parser = super::args::player_spec())]
     north: Option<String>,
-    /// Endgame databases for `perfect` and for hints.
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
-    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
-    /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
-    max_level: Option<u32>,
+    /// Endgame databases for `perfect`, the engines and hints.
+    #[command(flatten)]
+    db: DbChoice,
     /// Write the game record here after every move, so that a session stopped in any way
     /// leaves the game so far. FILE is held for the whole game: a second game given the same
     /// FILE is refused while this one runs. An existing FILE is refused (see --force) unless it
@@ -135,56 +132,57 @@ pub fn game_rules(
     })
 }
 
-/// The databases for `rules`: those in `dir` if a directory is given (Kalah rules only; its
-/// levels up to `max_level` if given).
-/// Without one, when the solver will search Kalah boards of up to `search_seeds` seeds (for
-/// `who`: a perfect player, the replay's judge), the small levels worth building for such
-/// boards ([`kalah::search::auto_memory_db`]: from 40 seeds) are built in memory now on
-/// `threads` threads, as `solve` builds them (see its `--memory-db`), with a line on stderr.
+/// The databases for `rules` (see [`DbChoice`]: --db, else the database home; Kalah rules
+/// only), named in a line on stderr. Without files, when the solver will search Kalah boards
+/// of up to `search_seeds` seeds (for `who`: a perfect player, the replay's judge), the small
+/// levels worth building for such boards ([`kalah::search::auto_memory_db`]: from 40 seeds)
+/// are built in memory now on `threads` threads, as `solve` builds them (see its
+/// `--memory-db`), with a line on stderr.
 pub fn open_db(
-    dir: &Option<PathBuf>,
-    max_level: Option<u32>,
+    choice: &DbChoice,
     rules: GameRules,
     search_seeds: Option<u32>,
     who: &str,
     threads: usize,
 ) -> Result<Option<Arc<Tablebase>>, CliError> {
-    let Some(dir) = dir else {
-        let (Some(seeds), Some(kalah_rules)) = (search_seeds, rules.rules.kalah()) else {
-            return Ok(None);
-        };
-        let Some(top) = kalah::search::auto_memory_db(rules.houses, seeds) else {
-            return Ok(None);
-        };
-        let (db, time) = super::solve::build_in_memory(rules.houses, kalah_rules, top, threads)?;
-        eprintln!(
-            "endgame levels 0..={top} built in memory for {who} in {:.2} s \
-             (--db DIR reads them from files)",
-            time.as_secs_f64()
-        );
+    let Some(kalah_rules) = rules.rules.kalah() else {
+        if choice.db.is_some() || choice.max_level.is_some() {
+            return Err(CliError::input(format!(
+                "--db: the endgame databases are for Kalah rules, not {}",
+                rules.rules
+            )));
+        }
+        return Ok(None);
+    };
+    if let Some(db) = choice.open(rules.houses, kalah_rules)? {
+        eprintln!("{}", super::db_choice::files_line(&db));
         return Ok(Some(db));
+    }
+    let (Some(seeds), false) = (search_seeds, choice.no_db) else {
+        return Ok(None);
     };
-    let Some(kalah) = rules.rules.kalah() else {
-        return Err(CliError::input(
-            "--db: the endgame databases are for Kalah rules, not awari-basic",
-        ));
+    let Some(top) = kalah::search::auto_memory_db(rules.houses, seeds) else {
+        return Ok(None);
     };
-    Tablebase::open_up_to(dir, rules.houses, kalah, Access::Map, max_level)
-        .map(|t| Some(Arc::new(t)))
-        .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
+    let (db, time) = super::solve::build_in_memory(rules.houses, kalah_rules, top, threads)?;
+    eprintln!(
+        "endgame levels 0..={top} built in memory for {who} in {:.2} s ({})",
+        time.as_secs_f64(),
+        choice.none_found(rules.houses, kalah_rules)
+    );
+    Ok(Some(db))
 }
 
 /// [`open_db`] for a game in which a perfect player may take part (`perfect`): it searches
 /// the whole game.
 pub fn open_db_for_perfect(
-    dir: &Option<PathBuf>,
-    max_level: Option<u32>,
+    choice: &DbChoice,
     rules: GameRules,
     perfect: bool,
     threads: usize,
 ) -> Result<Option<Arc<Tablebase>>, CliError> {
     let seeds = perfect.then(|| rules.seeds_in_play());
-    open_db(dir, max_level, rules, seeds, "the perfect player", threads)
+    open_db(choice, rules, seeds, "the perfect player", threads)
 }
 
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
@@ -229,7 +227,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         specs.push(spec);
     }
     let perfect = specs.contains(&PlayerSpec::Perfect);
-    let db = open_db_for_perfect(&args.db, args.max_level, rules, perfect, threads)?;
+    let db = open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let res = Resources {
         db: db.clone(),
         threads,

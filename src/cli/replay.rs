@@ -14,6 +14,7 @@ use serde_json::json;
 
 use super::CliError;
 use super::args::print_json;
+use super::db_choice::DbChoice;
 
 /// Replay a recorded game: every position, the action played and, under Kalah rules, the exact
 /// value of each sowing against the best one (the mistake, in seeds).
@@ -30,19 +31,15 @@ pub struct ReplayArgs {
     #[arg(value_name = "FILE")]
     file: PathBuf,
 
-    /// Endgame database directory (see `kalah db build`): positions with few enough seeds are
-    /// read from it at once, and the search probes it.
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
-    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
-    /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
-    max_level: Option<u32>,
+    /// Endgame databases: positions with few enough seeds are read from them at once, and
+    /// the search probes them.
+    #[command(flatten)]
+    db: DbChoice,
 
     /// Search the positions with at most S seeds on the board, 0 (value only what the database
     /// holds) to 64 (beyond, a search takes hours). Each such position is solved exactly: keep
-    /// S small for big variants. Without --db, searching boards of 40 seeds or more first
-    /// builds the small endgame levels in memory, as `kalah solve` does.
+    /// S small for big variants. Without database files, searching boards of 40 seeds or
+    /// more first builds the small endgame levels in memory, as `kalah solve` does.
     #[arg(
         long,
         value_name = "S",
@@ -179,16 +176,14 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let kalah_rules = rules.rules.kalah();
     let threads = super::args::threads_or_all(None);
     let search_seeds = (args.solve_seeds > 0).then(|| args.solve_seeds.min(rules.seeds_in_play()));
-    let db = super::play::open_db(
-        &args.db,
-        args.max_level,
-        rules,
-        search_seeds,
-        "the replay",
-        threads,
-    )?;
+    let db = super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?;
     let judge = match kalah_rules {
-        Some(r) => Some(Judge::new(rules.houses, r, db, search_seeds.unwrap_or(0))?),
+        Some(r) => Some(Judge::new(
+            rules.houses,
+            r,
+            db.clone(),
+            search_seeds.unwrap_or(0),
+        )?),
         None => None,
     };
 
@@ -227,9 +222,11 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     bar.finish_and_clear();
 
     if args.json {
-        print_json(&replay_json(&record, &plies, &game));
+        let mut out = replay_json(&record, &plies, &game);
+        out["db"] = super::db_choice::files_json(db.as_deref());
+        print_json(&out);
     } else {
-        print_replay(&record, &plies, &game, &args, Path::new(&args.file));
+        print_replay(&record, &plies, &game, &args, db.as_deref());
     }
     Ok(())
 }
@@ -275,7 +272,14 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
     })
 }
 
-fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, file: &Path) {
+fn print_replay(
+    record: &Record,
+    plies: &[Ply],
+    game: &Game,
+    args: &ReplayArgs,
+    db: Option<&Tablebase>,
+) {
+    let file = Path::new(&args.file);
     let r = record.rules;
     // The names and the date are the file's text: shown escaped, never obeyed by the terminal.
     let names = [escape(&record.south), escape(&record.north)];
@@ -296,9 +300,15 @@ fn print_replay(record: &Record, plies: &[Ply], game: &Game, args: &ReplayArgs, 
             )
         }
         PlayRules::Kalah(_) | PlayRules::ManKalah => {
-            let db = args.db.as_ref().map_or(String::new(), |d| {
-                format!("is in the database in {} or ", d.display())
-            });
+            let db = db
+                .filter(|d| !d.dir().as_os_str().is_empty())
+                .map_or(String::new(), |d| {
+                    format!(
+                        "is in the database (levels 0..={} in {}) or ",
+                        d.max_level(),
+                        d.dir().display()
+                    )
+                });
             println!(
                 "values: final store differences for the mover under perfect play, stores \
                  included; a sowing is valued when its position {db}has at most {} seeds on \

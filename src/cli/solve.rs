@@ -1,13 +1,12 @@
 //! `kalah solve`, `kalah analyze` and `kalah bench`: the exact solver.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use indicatif::{ProgressBar, ProgressStyle};
-use kalah::db::{Access, Tablebase};
+use kalah::db::Tablebase;
 use kalah::{
     Algorithm, Analysis, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig, Variant,
     with_position,
@@ -18,6 +17,7 @@ use super::CliError;
 use super::args::{
     PositionArg, RulesArg, header, parse_position, print_json, rules_parser, side_text,
 };
+use super::db_choice::DbChoice;
 use super::table_file::TableFileArgs;
 
 /// Search options shared by `solve` and `analyze`.
@@ -41,31 +41,24 @@ pub struct SearchArgs {
     #[arg(long, default_value = "mtdf", value_parser = clap::builder::PossibleValuesParser::new(Algorithm::ALL.map(Algorithm::as_str)).map(|s| s.parse::<Algorithm>().expect("listed")))]
     algorithm: Algorithm,
 
-    /// Endgame database directory (see `kalah db build`): boards with few enough seeds are
-    /// looked up instead of searched. Every level from 0 to the highest one there must be
-    /// present (a gap is an error naming the missing level; see --max-level).
-    #[arg(long, value_name = "DIR")]
-    db: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbChoice,
 
-    /// Use only the levels 0..=K of --db (all of which must be there), ignoring any above: to
-    /// work below a missing or damaged level on purpose, or with fewer levels.
-    #[arg(long, value_name = "K", requires = "db", value_parser = super::args::max_level())]
-    max_level: Option<u32>,
-
-    /// Without --db: first build the endgame levels up to this many seeds (0 to 64) in memory,
-    /// and look boards up in them instead of searching. `auto`: for boards of 40 seeds or
-    /// more, the levels up to 30 seeds below the board (one more for every 5 seeds above 50),
-    /// 2 GiB at most (Kalah(6,4): up to 18, 2.5 s to build, and the solve takes half the
-    /// time); `off`: none. A number above the board's seeds builds the levels up to the board's
-    /// seeds (the whole game: a strong solution). Only `--algorithm mtdf` probes databases.
+    /// Instead of database files, first build the endgame levels up to this many seeds (0 to
+    /// 64) in memory, and look boards up in them instead of searching [default: auto, when no
+    /// database files are read]. Given, the database home is not read. `auto`: for boards of
+    /// 40 seeds or more, the levels up to 30 seeds below the board (one more for every 5 seeds
+    /// above 50), 2 GiB at most (Kalah(6,4): up to 18, 2.5 s to build, and the solve takes half
+    /// the time); `off`: none. A number above the board's seeds builds the levels up to the
+    /// board's seeds (the whole game: a strong solution). Only `--algorithm mtdf` probes
+    /// databases.
     #[arg(
         long = "memory-db",
         value_name = "SEEDS|auto|off",
-        default_value = "auto",
         value_parser = parse_memory_db,
         conflicts_with = "db"
     )]
-    memory_db: MemoryDb,
+    memory_db: Option<MemoryDb>,
 
     /// Print JSON (see the README for the fields).
     #[arg(long)]
@@ -98,54 +91,84 @@ fn parse_memory_db(s: &str) -> Result<MemoryDb, String> {
     }
 }
 
-/// The databases a search probes.
+/// The databases a search probes, if any.
 pub struct SearchDb {
-    tablebase: Arc<Tablebase>,
-    /// Built in memory for this search, in this time (`None`: the files of --db).
+    /// The levels probed.
+    tablebase: Option<Arc<Tablebase>>,
+    /// Built in memory for this search, in this time (`None`: files, or none).
     built: Option<Duration>,
+    /// Why there is none (when `tablebase` is `None`), for people.
+    none: String,
+}
+
+impl SearchDb {
+    /// The line that says which databases the search probed.
+    fn line(&self) -> String {
+        match (&self.tablebase, self.built) {
+            (Some(tablebase), Some(time)) => format!(
+                "endgame levels 0..={} built in memory first in {:.3} s (--memory-db)",
+                tablebase.max_level(),
+                time.as_secs_f64()
+            ),
+            (Some(tablebase), None) => super::db_choice::files_line(tablebase),
+            (None, _) => self.none.clone(),
+        }
+    }
+
+    /// The files read, if any: levels built in memory serve the search only.
+    fn files(&self) -> Option<&Tablebase> {
+        self.tablebase.as_deref().filter(|_| self.built.is_none())
+    }
 }
 
 impl SearchArgs {
-    /// The database for `houses` and `rules` in `--db`, if given.
-    fn tablebase(&self, houses: usize, rules: Rules) -> Result<Option<Arc<Tablebase>>, CliError> {
-        let Some(dir) = &self.db else {
-            return Ok(None);
-        };
-        Tablebase::open_up_to(dir, houses, rules, Access::Map, self.max_level)
-            .map(|t| Some(Arc::new(t)))
-            .map_err(|e| CliError::failure(format!("cannot open the database: {e}")))
-    }
-
-    /// The solver's settings and databases for a board of `seeds` seeds: the files of --db,
-    /// or the levels --memory-db asks for, built now (with a progress bar).
+    /// The solver's settings and databases for a board of `seeds` seeds: the files of --db or
+    /// of the database home (unless --memory-db or --no-db), or the levels --memory-db asks
+    /// for, built now (with a progress bar).
     fn prepare(
         &self,
         houses: usize,
         rules: Rules,
         seeds: u32,
-    ) -> Result<(SolverConfig, Option<SearchDb>), CliError> {
-        if let Some(tablebase) = self.tablebase(houses, rules)? {
+    ) -> Result<(SolverConfig, SearchDb), CliError> {
+        let files = match self.memory_db {
+            Some(_) => None,
+            None => self.db.open(houses, rules)?,
+        };
+        if let Some(tablebase) = files {
             let config = self.config(seeds, Some(tablebase.max_level()));
             let db = SearchDb {
-                tablebase,
+                tablebase: Some(tablebase),
                 built: None,
+                none: String::new(),
             };
-            return Ok((config, Some(db)));
+            return Ok((config, db));
         }
         // Only MTD(f) probes databases; levels above the board's seeds are never reached.
-        let top = match (self.algorithm, self.memory_db) {
+        let top = match (self.algorithm, self.memory_db.unwrap_or(MemoryDb::Auto)) {
             (Algorithm::Mtdf, MemoryDb::Auto) => kalah::search::auto_memory_db(houses, seeds),
             (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
             _ => None,
         };
         let config = self.config(seeds, top);
-        let db = top
-            .map(|top| build_in_memory(houses, rules, top, config.threads))
-            .transpose()?
-            .map(|(tablebase, time)| SearchDb {
-                tablebase,
-                built: Some(time),
-            });
+        let db = match top {
+            Some(top) => {
+                let (tablebase, time) = build_in_memory(houses, rules, top, config.threads)?;
+                SearchDb {
+                    tablebase: Some(tablebase),
+                    built: Some(time),
+                    none: String::new(),
+                }
+            }
+            None => SearchDb {
+                tablebase: None,
+                built: None,
+                none: match self.memory_db {
+                    Some(_) => "no endgame database (--memory-db)".to_owned(),
+                    None => self.db.none_found(houses, rules),
+                },
+            },
+        };
         Ok((config, db))
     }
 
@@ -169,10 +192,10 @@ impl SearchArgs {
         &self,
         p: &Position<L>,
         table: &TableFileArgs,
-    ) -> Result<(Solver, SolverConfig, Option<SearchDb>), CliError> {
+    ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
         let (mut config, db) = self.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
         table.fit(&mut config, p.houses_per_side(), p.rules(), self.tt_mb)?;
-        let solver = solver_for(p, config, db.as_ref(), table)?;
+        let solver = solver_for(p, config, &db, table)?;
         Ok((solver, config, db))
     }
 }
@@ -257,7 +280,7 @@ pub fn run_query(args: QueryArgs) -> Result<(), CliError> {
 struct Batch {
     houses: usize,
     config: SolverConfig,
-    db: Option<SearchDb>,
+    db: SearchDb,
     solver: Option<Solver>,
 }
 
@@ -346,9 +369,8 @@ fn query_in_batch<L: Lanes>(
             batch.houses
         )));
     }
-    if let Some(db) = batch.db.as_ref().filter(|d| d.built.is_none()) {
+    if let Some(db) = batch.db.files() {
         let found = db
-            .tablebase
             .analyze(p)
             .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
         if let Some(a) = found {
@@ -356,7 +378,7 @@ fn query_in_batch<L: Lanes>(
                 analysis: &a,
                 elapsed: started.elapsed(),
                 nodes: 0,
-                source: Source::Database(db.tablebase.max_level()),
+                source: Source::Database(db),
             };
             print_analysis(p, None, true, &answer, args.json);
             return Ok(());
@@ -365,7 +387,7 @@ fn query_in_batch<L: Lanes>(
     // A query keeps no table file.
     let no_file = TableFileArgs::default();
     if batch.solver.is_none() {
-        batch.solver = Some(solver_for(p, batch.config, batch.db.as_ref(), &no_file)?);
+        batch.solver = Some(solver_for(p, batch.config, &batch.db, &no_file)?);
     }
     let solver = batch.solver.as_ref().expect("just made");
     let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &no_file)?;
@@ -373,7 +395,7 @@ fn query_in_batch<L: Lanes>(
         analysis: &a,
         elapsed,
         nodes,
-        source: Source::Search(&batch.config, batch.db.as_ref()),
+        source: Source::Search(&batch.config, &batch.db),
     };
     print_analysis(p, None, true, &answer, args.json);
     Ok(())
@@ -546,10 +568,10 @@ fn with_progress<L: Lanes, T>(
 fn solver_for<L: Lanes>(
     p: &Position<L>,
     config: SolverConfig,
-    db: Option<&SearchDb>,
+    db: &SearchDb,
     table: &TableFileArgs,
 ) -> Result<Solver, CliError> {
-    let tablebase = db.map(|d| d.tablebase.clone());
+    let tablebase = db.tablebase.clone();
     let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
     if table.period().is_some() {
         kalah::catch_interrupt();
@@ -573,7 +595,7 @@ fn report<L: Lanes>(
         analysis: &a,
         elapsed,
         nodes,
-        source: Source::Search(&config, db.as_ref()),
+        source: Source::Search(&config, &db),
     };
     print_analysis(p, variant, all_moves, &answer, args.json);
     Ok(())
@@ -582,9 +604,9 @@ fn report<L: Lanes>(
 /// Where an analysis came from.
 pub enum Source<'a> {
     /// The search, with these settings and databases.
-    Search(&'a SolverConfig, Option<&'a SearchDb>),
-    /// The database, levels 0..=top.
-    Database(u32),
+    Search(&'a SolverConfig, &'a SearchDb),
+    /// The database files.
+    Database(&'a Tablebase),
 }
 
 /// An analysis and what it cost.
@@ -622,11 +644,12 @@ pub fn print_analysis<L: Lanes>(
                 add_search_fields(&mut out, nodes, elapsed, config, db);
                 out["source"] = json!("search");
             }
-            Source::Database(top) => {
+            Source::Database(db) => {
                 out["nodes"] = json!(0);
                 out["time_ms"] = json!(elapsed.as_millis() as u64);
                 out["source"] = json!("database");
-                out["db_max_seeds"] = json!(top);
+                out["db_max_seeds"] = json!(db.max_level());
+                out["db"] = super::db_choice::files_json(Some(db));
             }
         }
         if let Some(v) = variant {
@@ -669,10 +692,12 @@ pub fn print_analysis<L: Lanes>(
                 config.tt_mib,
                 config.algorithm
             );
-            print_db_line(db);
+            println!("{}", db.line());
         }
-        Source::Database(top) => println!(
-            "read from the database (levels 0..={top}) in {:.3} ms",
+        Source::Database(db) => println!(
+            "read from the database (levels 0..={} in {}) in {:.3} ms",
+            db.max_level(),
+            db.dir().display(),
             elapsed.as_secs_f64() * 1e3
         ),
     }
@@ -700,38 +725,18 @@ fn add_search_fields(
     nodes: u64,
     elapsed: Duration,
     config: &SolverConfig,
-    db: Option<&SearchDb>,
+    db: &SearchDb,
 ) {
     out["nodes"] = json!(nodes);
     out["time_ms"] = json!(elapsed.as_millis() as u64);
     out["threads"] = json!(config.threads);
     out["tt_mb"] = json!(config.tt_mib);
     out["algorithm"] = json!(config.algorithm.as_str());
-    out["db_max_seeds"] = json!(db.map(|d| d.tablebase.max_level()));
-    out["db_in_memory"] = json!(db.is_some_and(|d| d.built.is_some()));
-    out["db_build_ms"] = json!(db.and_then(|d| d.built).map(|t| t.as_millis() as u64));
-}
-
-/// The line that says which databases the search probed, if any.
-fn print_db_line(db: Option<&SearchDb>) {
-    match db {
-        Some(SearchDb {
-            tablebase,
-            built: Some(time),
-        }) => println!(
-            "endgame levels 0..={} built in memory first in {:.3} s (--memory-db)",
-            tablebase.max_level(),
-            time.as_secs_f64()
-        ),
-        Some(SearchDb {
-            tablebase,
-            built: None,
-        }) => println!(
-            "endgame levels 0..={} read from --db",
-            tablebase.max_level()
-        ),
-        None => {}
-    }
+    let tablebase = db.tablebase.as_deref();
+    out["db_max_seeds"] = json!(tablebase.map(Tablebase::max_level));
+    out["db_in_memory"] = json!(db.built.is_some());
+    out["db_build_ms"] = json!(db.built.map(|t| t.as_millis() as u64));
+    out["db"] = super::db_choice::files_json(tablebase);
 }
 
 /// `solve --value-only`: the start position's value alone.
@@ -756,7 +761,7 @@ fn report_value<L: Lanes>(
         out["best"] = json!([]);
         out["moves"] = json!([]);
         out["pv"] = json!([]);
-        add_search_fields(&mut out, nodes, elapsed, &config, db.as_ref());
+        add_search_fields(&mut out, nodes, elapsed, &config, &db);
         print_json(&out);
     } else {
         println!(
@@ -770,7 +775,7 @@ fn report_value<L: Lanes>(
             config.tt_mib,
             config.algorithm
         );
-        print_db_line(db.as_ref());
+        println!("{}", db.line());
     }
     Ok(())
 }

@@ -492,6 +492,47 @@ pub fn build(
     Ok(report)
 }
 
+/// What [`build`] of the levels `0..=max_level` into `dir` would write: the levels whose files
+/// are not there yet (a level file already there is checked and kept), their entries and
+/// file bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildCost {
+    /// The levels to build.
+    pub levels: Vec<u32>,
+    /// Their entries.
+    pub entries: u64,
+    /// Their files' bytes.
+    pub bytes: u64,
+}
+
+/// The [`BuildCost`] of building the levels `0..=max_level` for `houses` houses under `rules`
+/// into `dir` (which need not exist yet); an error if databases do not index them.
+pub fn build_cost(
+    dir: &Path,
+    houses: usize,
+    rules: Rules,
+    max_level: u32,
+) -> Result<BuildCost, DbError> {
+    let layout = Layout::new(houses, max_level).ok_or_else(|| {
+        DbError::Unsupported(format!(
+            "databases index 1 to {} houses a side and levels up to {}",
+            crate::db::MAX_DB_HOUSES,
+            crate::db::MAX_LEVEL
+        ))
+    })?;
+    let mut cost = BuildCost::default();
+    for k in 0..=max_level {
+        if dir.join(level_file_name(houses, rules, k)).exists() {
+            continue;
+        }
+        let entries = layout.level_len(k);
+        cost.levels.push(k);
+        cost.entries += entries;
+        cost.bytes += Header::new(houses as u8, rules, k, entries).file_len();
+    }
+    Ok(cost)
+}
+
 /// Removes the temporary files that a killed build of these levels left in `dir`.
 fn remove_temporaries(dir: &Path, houses: usize, rules: Rules) -> std::io::Result<()> {
     let prefix = format!("kalah-{houses}-{}-", rules.as_str());

@@ -9,6 +9,7 @@
 //! - [`mod@verify`]: checksums, headers and the one-ply consistency of the entries.
 //! - [`upgrade`]: format 1 files (one checksum a file) rewritten in the current format.
 //! - [`lock`]: the advisory lock that keeps two builds out of one directory.
+//! - [`home`]: the database home, where databases live when no directory is named.
 //!
 //! **Trust.** A database answers right or not at all: every block of entries is checked
 //! against its checksum before any entry of it is used, an entry out of its level's range is
@@ -28,6 +29,7 @@ use crate::rules::Rules;
 
 pub mod build;
 pub mod format;
+pub mod home;
 pub mod index;
 pub mod lock;
 pub mod storage;
@@ -35,7 +37,7 @@ pub mod tablebase;
 pub mod upgrade;
 pub mod verify;
 
-pub use build::{BuildProgress, BuildReport, build, build_in_memory};
+pub use build::{BuildCost, BuildProgress, BuildReport, build, build_cost, build_in_memory};
 pub use index::{Layout, MAX_DB_HOUSES, MAX_LEVEL, level_len};
 pub use storage::{Access, Level, Storage};
 pub use tablebase::Tablebase;

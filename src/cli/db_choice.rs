@@ -1,0 +1,146 @@
+//! Which endgame databases a command reads: `--db DIR`, else the database home, or none with
+//! `--no-db`; and `--dir` of the `db` commands, which defaults to the home too.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use kalah::Rules;
+use kalah::db::home::HOME_VAR;
+use kalah::db::tablebase::levels_in;
+use kalah::db::{Access, DbError, Tablebase};
+use serde_json::json;
+
+use super::CliError;
+
+/// The databases of a command that reads them.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DbChoice {
+    /// Endgame database directory (see `kalah db build`): boards with few enough seeds are
+    /// looked up instead of searched. [default: the database home ($KALAH_DB, else
+    /// $XDG_DATA_HOME/kalah, else ~/.local/share/kalah) when it holds levels for the variant]
+    /// Every level from 0 to the highest one there must be present (a gap is an error naming
+    /// the missing level; see --max-level).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+
+    /// Read no endgame database, not even the database home's.
+    #[arg(long, conflicts_with_all = ["db", "max_level"])]
+    pub no_db: bool,
+
+    /// Use only the levels 0..=K of the database (all of which must be there), ignoring any
+    /// above: to work below a missing or damaged level on purpose, or with fewer levels.
+    #[arg(long, value_name = "K", value_parser = super::args::max_level())]
+    pub max_level: Option<u32>,
+}
+
+impl DbChoice {
+    /// The directory to read for `houses` houses under `rules`: --db if given; else the
+    /// database home if it holds a level of that variant; else none.
+    pub fn locate(&self, houses: usize, rules: Rules) -> Result<Option<PathBuf>, CliError> {
+        if self.no_db {
+            return Ok(None);
+        }
+        if let Some(dir) = &self.db {
+            return Ok(Some(dir.clone()));
+        }
+        let Some(home) = kalah::db::home::home() else {
+            return Ok(None);
+        };
+        match levels_in(&home, houses, rules) {
+            Ok(levels) if !levels.is_empty() => Ok(Some(home)),
+            // A home that is not there (or is empty) simply holds no database.
+            Err(DbError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Ok(_) => Ok(None),
+            Err(e) => Err(CliError::failure(format!(
+                "cannot read the database home {}: {e} (--no-db searches without it)",
+                home.display()
+            ))),
+        }
+    }
+
+    /// The database for `houses` houses under `rules` (see [`DbChoice::locate`]), its levels
+    /// up to --max-level if given, opened for probing. `None` if there is none; an error if
+    /// --max-level was given and there is none, or if the levels found cannot be opened.
+    pub fn open(&self, houses: usize, rules: Rules) -> Result<Option<Arc<Tablebase>>, CliError> {
+        let Some(dir) = self.locate(houses, rules)? else {
+            if let Some(k) = self.max_level {
+                return Err(CliError::input(format!(
+                    "--max-level {k}: {}",
+                    self.none_found(houses, rules)
+                )));
+            }
+            return Ok(None);
+        };
+        Tablebase::open_up_to(&dir, houses, rules, Access::Map, self.max_level)
+            .map(|t| Some(Arc::new(t)))
+            .map_err(|e| {
+                let home = if self.db.is_none() {
+                    " (the database home; --no-db searches without it)"
+                } else {
+                    ""
+                };
+                CliError::failure(format!(
+                    "cannot open the database in {}{home}: {e}",
+                    dir.display()
+                ))
+            })
+    }
+
+    /// Why no database is read for `houses` houses under `rules`, for people.
+    pub fn none_found(&self, houses: usize, rules: Rules) -> String {
+        if self.no_db {
+            return "no endgame database (--no-db)".to_owned();
+        }
+        match kalah::db::home::home() {
+            None => format!("no endgame database (no database home: set {HOME_VAR} or HOME)"),
+            Some(home) => format!(
+                "no endgame database for {houses} houses, {rules} rules in {} (`kalah db build \
+                 --houses {houses} --max-seeds K{}` makes one)",
+                home.display(),
+                if rules == Rules::Standard {
+                    String::new()
+                } else {
+                    format!(" --rules {rules}")
+                }
+            ),
+        }
+    }
+}
+
+/// The line that names the levels read, for people: their directory, or that they were
+/// built in memory (a tablebase built in memory has no directory).
+pub fn files_line(db: &Tablebase) -> String {
+    if db.dir().as_os_str().is_empty() {
+        return format!("endgame levels 0..={} built in memory", db.max_level());
+    }
+    format!(
+        "endgame levels 0..={} read from {}",
+        db.max_level(),
+        db.dir().display()
+    )
+}
+
+/// The JSON field `db`: `{"dir", "max_level"}` of the levels read (`dir` is `null` for levels
+/// built in memory), or `null` for none.
+pub fn files_json(db: Option<&Tablebase>) -> serde_json::Value {
+    match db {
+        Some(db) if db.dir().as_os_str().is_empty() => {
+            json!({"dir": null, "max_level": db.max_level()})
+        }
+        Some(db) => json!({"dir": db.dir().display().to_string(), "max_level": db.max_level()}),
+        None => serde_json::Value::Null,
+    }
+}
+
+/// `--dir` of the `db` commands: the directory given, else the database home.
+pub fn dir_or_home(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
+    match dir {
+        Some(dir) => Ok(dir.clone()),
+        None => kalah::db::home::home().ok_or_else(|| {
+            CliError::input(format!(
+                "no database home: give --dir DIR, or set {HOME_VAR} or HOME"
+            ))
+        }),
+    }
+}
