@@ -154,6 +154,89 @@ fn help_teaches_the_notation_and_limits() {
 }
 
 #[test]
+fn completions_are_generated_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = kalah(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        // Every script names the program and offers its subcommands, nested ones included.
+        for word in ["kalah", "solve", "query", "build"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    let bash = String::from_utf8(kalah(&["completions", "bash"]).stdout).unwrap();
+    assert!(
+        bash.contains("complete -F _kalah"),
+        "a bash completion function"
+    );
+    assert!(bash.contains("--max-seeds"), "options are completed too");
+    let out = kalah(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_man_page_is_roff_and_names_the_commands() {
+    let out = kalah(&["man"]);
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    let header = page
+        .lines()
+        .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"));
+    assert!(
+        header.is_some_and(|l| l.starts_with(".TH kalah 1")),
+        "a roff title line: {}",
+        &page[..page.len().min(200)]
+    );
+    assert!(page.contains(".SH NAME") && page.contains(".SH SYNOPSIS"));
+    for command in [
+        "show",
+        "solve",
+        "analyze",
+        "query",
+        "db",
+        "play",
+        "match",
+        "completions",
+    ] {
+        assert!(
+            page.contains(&format!("kalah\\-{command}(1)")),
+            "the page names {command}"
+        );
+    }
+    // `kalah help` is clap's own, not a command with a page.
+    assert!(!page.contains("kalah\\-help"));
+
+    let dir = fresh_dir("man");
+    let out = kalah(&["man", "--dir", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    for name in [
+        "kalah.1",
+        "kalah-solve.1",
+        "kalah-db.1",
+        "kalah-db-build.1",
+        "kalah-man.1",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    assert!(
+        names.iter().all(|n| n.ends_with(".1")),
+        "no temporaries: {names:?}"
+    );
+    let solve = std::fs::read_to_string(dir.join("kalah-solve.1")).unwrap();
+    assert!(solve.contains(".TH kalah-solve 1") && solve.contains("\\-\\-value\\-only"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn solve_and_analyze_agree_and_print_the_documented_json() {
     for rules in ["standard", "empty-capture"] {
         let solve = json(&[

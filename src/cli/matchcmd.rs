@@ -123,7 +123,7 @@ pub struct MatchArgs {
     #[arg(long, short = 'v')]
     verbose: bool,
 
-    /// Print JSON (see the README for the fields; with --verbose it lists every game, each
+    /// Print JSON (see docs/commands.md for the fields; with --verbose it lists every game, each
     /// written out as it ends).
     #[arg(long)]
     json: bool,

@@ -2,10 +2,12 @@
 //! them to the library. Errors become one line on stderr and a non-zero exit code.
 
 mod args;
+mod completions;
 mod db;
 mod db_choice;
 mod files;
 mod kgp;
+mod man;
 mod mankalah;
 mod matchcmd;
 mod moves;
@@ -53,6 +55,8 @@ enum Command {
     Match(matchcmd::MatchArgs),
     Kgp(kgp::KgpArgs),
     Mankalah(mankalah::MankalahArgs),
+    Completions(completions::CompletionsArgs),
+    Man(man::ManArgs),
 }
 
 /// A failed command: what to print, and the exit code.
@@ -100,6 +104,8 @@ pub fn main() -> ExitCode {
         Command::Match(a) => matchcmd::run(a),
         Command::Kgp(a) => kgp::run(a),
         Command::Mankalah(a) => mankalah::run(a),
+        Command::Completions(a) => completions::run(a),
+        Command::Man(a) => man::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -25,7 +25,7 @@ use super::db_choice::DbChoice;
 /// and stop; --resume continues it). Input may be piped: each line is one command.
 ///
 /// Players: human, random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect,
-/// engine:TIME (1ms to 86400s), learner[:FILE] (see the README).
+/// engine:TIME (1ms to 86400s), learner[:FILE] (see docs/commands.md).
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Houses a side, M (1 to 12).

@@ -48,7 +48,7 @@ pub struct ReplayArgs {
     )]
     solve_seeds: u32,
 
-    /// Print JSON (see the README for the fields).
+    /// Print JSON (see docs/commands.md for the fields).
     #[arg(long)]
     json: bool,
 }

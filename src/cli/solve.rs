@@ -60,7 +60,7 @@ pub struct SearchArgs {
     )]
     memory_db: Option<MemoryDb>,
 
-    /// Print JSON (see the README for the fields).
+    /// Print JSON (see docs/commands.md for the fields).
     #[arg(long)]
     json: bool,
 }

@@ -40,7 +40,7 @@
 //!
 //! **Size.** A block of 2^12 entries (4 KiB at one byte an entry, one page) costs 8 bytes of
 //! table: 0.2% of the file. Smaller blocks would make the table dominate; larger ones make a
-//! query hash more bytes than it reads (see the README's figures).
+//! query hash more bytes than it reads (see the figures in docs/performance.md).
 //!
 //! Version 1 files (one checksum over all entries, no block table) are refused with a message
 //! to rebuild them or convert them with `kalah db upgrade` ([`crate::db::upgrade`]).
