@@ -8,7 +8,7 @@ use clap::Args;
 use kalah::Rules;
 use kalah::db::home::HOME_VAR;
 use kalah::db::tablebase::levels_in;
-use kalah::db::{Access, DbError, Tablebase};
+use kalah::db::{Access, Tablebase};
 use serde_json::json;
 
 use super::CliError;
@@ -47,10 +47,12 @@ impl DbChoice {
         let Some(home) = kalah::db::home::home() else {
             return Ok(None);
         };
+        // A home that is not there (or is empty) simply holds no database.
+        if !home.exists() {
+            return Ok(None);
+        }
         match levels_in(&home, houses, rules) {
             Ok(levels) if !levels.is_empty() => Ok(Some(home)),
-            // A home that is not there (or is empty) simply holds no database.
-            Err(DbError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Ok(_) => Ok(None),
             Err(e) => Err(CliError::failure(format!(
                 "cannot read the database home {}: {e} (--no-db searches without it)",

@@ -575,6 +575,7 @@ fn solver_for<L: Lanes>(
     let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
     if table.period().is_some() {
         kalah::catch_interrupt();
+        solver.use_whole_table();
     }
     if let Some(line) = table.load(&solver)? {
         eprintln!("{line}");

@@ -361,6 +361,19 @@ impl Solver {
         self.tt.bytes()
     }
 
+    /// Bytes of transposition table in use so far: the table grows with the search, up to
+    /// [`Solver::table_bytes`] (see [`TranspositionTable::grow`]).
+    pub fn table_bytes_in_use(&self) -> usize {
+        self.tt.bytes_in_use()
+    }
+
+    /// Uses the whole transposition table from now on, not a prefix that grows with the
+    /// search: for a table saved to a file and loaded again, which must find each board where
+    /// it was stored.
+    pub fn use_whole_table(&self) {
+        self.tt.use_all();
+    }
+
     fn check<L: Lanes>(&self, pos: &Position<L>) -> Result<(), SolveError> {
         if pos.houses_per_side() != self.houses || pos.rules() != self.rules {
             return Err(SolveError::Mismatch {

@@ -152,7 +152,8 @@ pub struct Local {
 impl Local {
     /// Adds the nodes not yet flushed to the shared counter.
     pub fn flush(&mut self, shared: &Shared<'_>) {
-        shared.nodes.fetch_add(self.nodes, Ordering::Relaxed);
+        let total = shared.nodes.fetch_add(self.nodes, Ordering::Relaxed) + self.nodes;
+        shared.tt.grow(total);
         self.nodes = 0;
     }
 }

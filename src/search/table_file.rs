@@ -221,6 +221,7 @@ pub fn load(
             tt.bytes() >> 20
         )));
     }
+    tt.use_all();
     let stored = {
         let mut input = BufReader::with_capacity(1 << 20, &mut file);
         let mut bytes = vec![0u8; 8 * CHUNK_WORDS];

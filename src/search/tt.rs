@@ -37,7 +37,7 @@
 //! entry of least work in the bucket (empty slots have none) is replaced: the subtrees that cost
 //! most to search stay.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::lanes::Lanes;
 use crate::memory::AtomicTable;
@@ -105,7 +105,18 @@ impl Entry {
 pub struct TranspositionTable {
     words: AtomicTable,
     buckets: usize,
+    /// The buckets in use: a prefix of the table that grows with the search (see
+    /// [`TranspositionTable::grow`]).
+    active: AtomicUsize,
 }
+
+/// The buckets in use at first: 1 MiB of table.
+const FIRST_ACTIVE: usize = (1 << 20) / BUCKET_BYTES;
+
+/// Nodes searched per bucket in use: the table doubles its buckets in use whenever the
+/// nodes searched reach this many times them (a bucket holds four entries, and about half
+/// the nodes store a board of their own).
+const NODES_PER_ACTIVE_BUCKET: u64 = 2;
 
 /// The table could not be allocated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,7 +148,45 @@ impl TranspositionTable {
         let bytes = mib.saturating_mul(1 << 20);
         let buckets = (bytes / BUCKET_BYTES).max(1);
         let words = AtomicTable::zeroed(buckets * BUCKET_WORDS).ok_or(TableAllocError { bytes })?;
-        Ok(TranspositionTable { words, buckets })
+        Ok(TranspositionTable {
+            words,
+            buckets,
+            active: AtomicUsize::new(FIRST_ACTIVE.min(buckets)),
+        })
+    }
+
+    /// Grows the buckets in use for a search that has searched `nodes` nodes: doubles them
+    /// (up to the whole table) while they are fewer than `nodes / 2`.
+    ///
+    /// **Growing by use.** The table is an upper bound: a search uses a prefix of it that
+    /// grows with its nodes, so a small search touches megabytes of a table of gigabytes (each
+    /// page it touches costs the kernel a zeroed page, of 2 MiB with huge pages). A board's
+    /// bucket depends on the buckets in use, so after a doubling some boards are looked for
+    /// where they were not stored: a miss, never a wrong bound (the fingerprint still has to
+    /// match), which costs some search again.
+    #[inline]
+    pub fn grow(&self, nodes: u64) {
+        let mut active = self.active.load(Ordering::Relaxed);
+        while active < self.buckets && (active as u64).saturating_mul(NODES_PER_ACTIVE_BUCKET) < nodes
+        {
+            let wider = active.saturating_mul(2).min(self.buckets);
+            match self.active.compare_exchange(active, wider, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => active = wider,
+                Err(now) => active = now,
+            }
+        }
+    }
+
+    /// Puts the whole table in use at once (a table saved to a file, or loaded from one, is
+    /// used whole, so that every board is where the file has it).
+    pub fn use_all(&self) {
+        self.active.store(self.buckets, Ordering::Relaxed);
+    }
+
+    /// Bytes in use (see [`TranspositionTable::grow`]).
+    pub fn bytes_in_use(&self) -> usize {
+        self.active.load(Ordering::Relaxed) * BUCKET_BYTES
     }
 
     /// Size in bytes.
@@ -155,8 +204,11 @@ impl TranspositionTable {
         &self.words
     }
 
-    /// Empties every entry (touching every page of the table).
+    /// Empties every entry (touching every page of the table); the table then grows from its
+    /// first buckets again.
     pub fn clear(&self) {
+        self.active
+            .store(FIRST_ACTIVE.min(self.buckets), Ordering::Relaxed);
         for word in self.words.iter() {
             word.store(0, Ordering::Relaxed);
         }
@@ -164,7 +216,8 @@ impl TranspositionTable {
 
     #[inline(always)]
     fn bucket<L: Lanes>(&self, key: L) -> (usize, u64) {
-        let index = ((u128::from(key.digest()) * self.buckets as u128) >> 64) as usize;
+        let active = self.active.load(Ordering::Relaxed);
+        let index = ((u128::from(key.digest()) * active as u128) >> 64) as usize;
         (index * BUCKET_WORDS, key.check_digest() | 1)
     }
 
@@ -288,6 +341,7 @@ mod tests {
         let tt = TranspositionTable {
             words: AtomicTable::zeroed(BUCKET_WORDS).unwrap(),
             buckets: 1,
+            active: AtomicUsize::new(1),
         };
         for i in 0..4u8 {
             tt.store(Narrow(u128::from(i) + 1), entry(0, 0, 10 + i, EXACT_DEPTH));
