@@ -91,6 +91,128 @@ fn show_json_and_drawing() {
 }
 
 #[test]
+fn show_and_moves_know_every_rule_set_play_knows() {
+    // South's house 2 (5 seeds) under awari-basic sows North's home too and ends in South's
+    // empty house 1: it captures North's house 2 and empties South's side, and the 2 seeds left
+    // count for nobody. Under standard rules the last seed lands in house 2 itself.
+    let position = "<2,0,0,0,5,1,1>";
+    let v = json(&["moves", position, "--rules", "awari-basic", "--json"]);
+    assert_eq!(v["rules"], "awari-basic");
+    let sowing = &v["moves"][0];
+    assert_eq!(sowing["house"], 2);
+    assert_eq!(sowing["captured"], 3);
+    assert_eq!(sowing["game_over"], true);
+    assert_eq!(sowing["position"], "<2,4,1,0,0,2,0>");
+    assert_eq!(
+        sowing["stores"],
+        serde_json::json!({"south": 4, "north": 1})
+    );
+    assert_eq!(sowing["to_move"], serde_json::Value::Null);
+    let v = json(&["moves", position, "--json"]);
+    assert_eq!(v["moves"][0]["position"], "<2,4,0,1,0,0,2> north");
+    assert_eq!(v["moves"][0]["game_over"], false);
+
+    // Over under awari-basic: the seeds left count for nobody; under mankalah (Kalah) they
+    // go to their owner's store.
+    let v = json(&[
+        "show",
+        "<2,4,1,0,0,2,0>",
+        "--rules",
+        "awari-basic",
+        "--json",
+    ]);
+    assert_eq!(v["rules"], "awari-basic");
+    assert_eq!(v["finished"], true);
+    assert_eq!(v["outcome"]["south"], 4);
+    assert_eq!(v["outcome"]["north"], 1);
+    assert_eq!(v["outcome"]["winner"], "south");
+    let v = json(&["show", "<2,4,1,0,0,2,0>", "--rules", "mankalah", "--json"]);
+    assert_eq!(v["rules"], "mankalah");
+    assert_eq!(v["outcome"]["north"], 3);
+    assert_eq!(v["outcome"]["winner"], "south");
+    let out = kalah(&["show", "<2,4,1,0,0,2,0>", "--rules", "awari-basic"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("awari-basic rules"), "{text}");
+    assert!(text.contains("count for nobody"), "{text}");
+
+    // mankalah: the first sowing of the game earns no extra turn; later ones do.
+    let start = "<2,0,0,1,1,1,1>";
+    let v = json(&["moves", start, "--rules", "mankalah", "--json"]);
+    assert_eq!(v["rules"], "mankalah");
+    assert_eq!(v["moves"][1]["house"], 2);
+    assert_eq!(v["moves"][1]["extra_turn"], false);
+    assert_eq!(v["moves"][1]["to_move"], "north");
+    let v = json(&["moves", start, "--json"]);
+    assert_eq!(v["moves"][1]["extra_turn"], true);
+    let later = "<2,1,1,1,1,1,0>";
+    let v = json(&["moves", later, "--rules", "mankalah", "--json"]);
+    assert_eq!(v["moves"][1]["house"], 2);
+    assert_eq!(v["moves"][1]["extra_turn"], true);
+    let out = kalah(&["moves", start, "--rules", "mankalah"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("mankalah rules"), "{text}");
+    assert!(text.contains("earns no extra turn"), "{text}");
+}
+
+#[test]
+fn progress_goes_to_a_log_as_plain_lines() {
+    // stderr is a pipe here, not a terminal: plain lines, at the interval the hidden variable
+    // asks for (the default, 5 s, would make the test slow).
+    let dir = fresh_dir("progress-lines");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args([
+            "db",
+            "build",
+            "--houses",
+            "5",
+            "--max-seeds",
+            "14",
+            "--json",
+            "--dir",
+        ])
+        .arg(&dir)
+        .env("KALAH_PROGRESS_EVERY", "0.001")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The JSON answer on stdout is untouched.
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["levels"].as_array().unwrap().len(), 15);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("level ") && l.contains(" entries ("))
+        .collect();
+    assert!(!lines.is_empty(), "no progress line: {stderr}");
+    for line in &lines {
+        assert!(line.chars().count() <= 80, "{line}");
+        // A rate for people, never a raw float such as 17779325.5159/s.
+        if let Some(rate) = line.split(", ").find(|part| part.ends_with("/s")) {
+            let number = rate
+                .trim_end_matches("/s")
+                .trim_end_matches(['k', 'M', 'G']);
+            assert!(number.len() <= 4, "{line}");
+        }
+    }
+    // 0 turns the lines off; the per-level lines stay.
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        .args(["db", "build", "--houses", "3", "--max-seeds", "8", "--dir"])
+        .arg(&dir)
+        .env("KALAH_PROGRESS_EVERY", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.lines().all(|l| l.starts_with("  level ")),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bad_input_gives_one_line_and_a_nonzero_exit() {
     let cases: &[(&[&str], &str)] = &[
         (&["show", ""], "empty"),

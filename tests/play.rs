@@ -705,3 +705,105 @@ fn a_second_game_on_the_same_record_is_refused_while_the_first_runs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_hint_beyond_exact_reach_is_the_engines_estimate() {
+    let dir = fresh_dir("play-hint-estimate");
+    // Kalah(6,4): 48 seeds, more than --hint-seeds solves; awari-basic: no exact solver;
+    // mankalah's first sowing: not the solver's rules. Each gets a marked estimate.
+    for rules in ["standard", "awari-basic", "mankalah"] {
+        let out = play_in(
+            &dir,
+            &[
+                "--rules",
+                rules,
+                "--north",
+                "greedy",
+                "--hint-time",
+                "0.2",
+                "--record",
+                "game.txt",
+                "--force",
+            ],
+            "hint\nquit\n",
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{rules}: {text}");
+        let hint = text
+            .lines()
+            .find(|l| l.starts_with("estimate (depth "))
+            .unwrap_or_else(|| panic!("{rules}: no estimate in {text}"));
+        assert!(hint.contains("not exact): house "), "{rules}: {hint}");
+        assert!(text.contains("no exact hint: "), "{rules}: {text}");
+        assert!(!text.contains("exact values"), "{rules}: {text}");
+    }
+    // Within reach, the hint stays exact.
+    let out = play_in(
+        &dir,
+        &[
+            "-m", "3", "-n", "2", "--north", "greedy", "--record", "game.txt", "--force",
+        ],
+        "hint\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("exact values"), "{text}");
+    assert!(!text.contains("estimate"), "{text}");
+    // The bound of --hint-time is a usage error.
+    let out = play_in(&dir, &["--hint-time", "0"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_swap_says_who_now_plays_which_side() {
+    let dir = fresh_dir("play-swap-line");
+    let out = play_in(
+        &dir,
+        &[
+            "--pie", "--south", "greedy", "--north", "human", "--record", "game.txt",
+        ],
+        "swap\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("swapped: human (North until now) plays South, greedy plays North"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_engine_thinking_is_never_silent_in_a_log() {
+    let dir = fresh_dir("play-thinking");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    command
+        .args([
+            "play",
+            "--south",
+            "engine:300ms",
+            "--north",
+            "human",
+            "--record",
+            "game.txt",
+        ])
+        .current_dir(&dir)
+        .env("KALAH_PROGRESS_EVERY", "0.01");
+    let out = run_within(command, "quit\n", LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let thinking: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("South (engine:300ms) thinking: "))
+        .collect();
+    assert!(!thinking.is_empty(), "{stderr}");
+    // Its depth and best move so far, on lines that fit 80 columns.
+    assert!(
+        thinking
+            .iter()
+            .any(|l| l.contains("depth ") && l.contains("best house ")),
+        "{stderr}"
+    );
+    assert!(thinking.iter().all(|l| l.chars().count() <= 80), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 use clap::builder::{RangedU64ValueParser, TypedValueParser};
-use kalah::play::PlayerSpec;
+use kalah::play::{PlayRules, PlayState, PlayerSpec};
 use kalah::{AnyPosition, Rules, Setup, Side};
 
 use super::CliError;
@@ -14,6 +14,13 @@ use super::CliError;
 pub fn rules_parser() -> impl clap::builder::TypedValueParser<Value = Rules> {
     clap::builder::PossibleValuesParser::new(Rules::ALL.map(Rules::as_str))
         .map(|s| s.parse::<Rules>().expect("listed rules parse"))
+}
+
+/// Parses a play rule-set name for clap (so the help lists the choices): the Kalah rules and
+/// the rule sets only play knows ([`PlayRules::ALL`]).
+pub fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
+    clap::builder::PossibleValuesParser::new(PlayRules::ALL.map(PlayRules::as_str))
+        .map(|s| s.parse::<PlayRules>().expect("listed rules parse"))
 }
 
 /// Parses a side name for clap.
@@ -141,6 +148,19 @@ pub struct RulesArg {
     pub rules: Rules,
 }
 
+/// The rule set of a position that is only drawn and sown, never solved: every rule set `kalah
+/// play` plays.
+#[derive(Args, Debug, Clone)]
+pub struct PlayRulesArg {
+    /// Rule set: `standard` captures only when the opposite house holds seeds;
+    /// `empty-capture` also banks a lone last seed opposite an empty house; `awari-basic` (the
+    /// 1973 BASIC game: both homes sown, one extra move a turn at most, taking it to be the
+    /// turn's first move, captures on either side, seeds left at the end count for nobody);
+    /// `mankalah` (standard, but South's first sowing from the start earns no extra turn).
+    #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
+    pub rules: PlayRules,
+}
+
 /// A position given on the command line.
 #[derive(Args, Debug, Clone)]
 pub struct PositionArg {
@@ -158,6 +178,16 @@ impl PositionArg {
     /// The validated position under `rules`.
     pub fn parse(&self, rules: Rules) -> Result<AnyPosition, CliError> {
         parse_position(&self.position, self.to_move, rules)
+    }
+
+    /// The position as a play state under `rules` (checked as a Kalah position is: the board
+    /// is the same under every rule set). Under `mankalah` the start position is the start of
+    /// a game (its first sowing earns no extra turn); under `awari-basic` the side to move is
+    /// taken to be making its turn's first move.
+    pub fn parse_play(&self, rules: PlayRules) -> Result<PlayState, CliError> {
+        let pos = self.parse(rules.kalah().unwrap_or_default())?;
+        let setup = kalah::with_position!(pos, p => p.to_setup());
+        Ok(PlayState::from_setup(&setup, rules))
     }
 }
 
@@ -206,6 +236,13 @@ pub fn parse_position(
         _ => {}
     }
     AnyPosition::from_setup(&setup, rules).map_err(|e| bad(format!("{e}")))
+}
+
+/// The KGP literal of a play state (` north` after it when North is to move), as the other
+/// commands write positions.
+pub fn play_literal(state: &PlayState) -> String {
+    AnyPosition::from_setup(&state.to_setup(), Rules::Standard)
+        .map_or_else(|_| "?".to_owned(), |p| p.to_string())
 }
 
 /// `"south"`, `"north"` or JSON null.

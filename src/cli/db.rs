@@ -5,7 +5,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use kalah::Rules;
 use kalah::db::upgrade::{Outcome, upgrade};
 use kalah::db::verify::{Coverage, VerifyStep};
@@ -14,6 +13,7 @@ use serde_json::json;
 
 use super::CliError;
 use super::args::{print_json, rules_parser};
+use super::progress::{Indicator, human_rate};
 
 /// Endgame databases: the exact value of every board with up to K seeds on it.
 ///
@@ -177,16 +177,11 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
     }
     let pool = pool(args.threads)?;
     confirm_build(&args, &dir, pool.current_num_threads())?;
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "level {prefix:>2} [{bar:30}] {percent:>3}% {human_pos}/{human_len} {per_sec} eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
+    let indicator = Indicator::bar("level 0", 0, "entries");
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
+    // The level the indicator shows (u32::MAX: none yet).
+    let shown = std::sync::atomic::AtomicU32::new(u32::MAX);
     let progress = |p: kalah::db::BuildProgress| {
         if p.finished {
             let rate = p.total as f64 / p.elapsed.as_secs_f64().max(1e-9);
@@ -197,27 +192,20 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
                 )
             } else {
                 format!(
-                    "  level {:>2}: {:>13} entries, {:>8.2} s, {:>6.1} M entries/s",
+                    "  level {:>2}: {:>13} entries, {:>8.2} s, {:>16}",
                     p.level,
                     p.total,
                     p.elapsed.as_secs_f64(),
-                    rate / 1e6
+                    human_rate(rate, "entries")
                 )
             };
             // One line a level on stderr, drawn above the bar on a terminal.
-            if bar.is_hidden() {
-                eprintln!("{line}");
-            } else {
-                bar.println(line);
-            }
-            bar.set_position(0);
+            indicator.println(line);
         } else {
-            if bar.length() != Some(p.total) || bar.prefix() != p.level.to_string() {
-                bar.reset();
-                bar.set_length(p.total);
-                bar.set_prefix(p.level.to_string());
+            if shown.swap(p.level, std::sync::atomic::Ordering::Relaxed) != p.level {
+                indicator.restart(format!("level {}", p.level), Some(p.total));
             }
-            bar.set_position(p.done);
+            indicator.set_done(p.done);
         }
     };
     let report = pool
@@ -232,7 +220,7 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
             )
         })
         .map_err(|e| writer_error("cannot build the database", e))?;
-    bar.finish_and_clear();
+    indicator.finish();
     let elapsed = started.elapsed();
     let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
     let built: Vec<_> = report.levels.iter().filter(|l| !l.kept).collect();
@@ -443,8 +431,7 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
         Coverage::Sample(args.sample)
     };
     let cancel = AtomicBool::new(false);
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid"));
+    let indicator = Indicator::spinner("verifying", "");
     let mut databases = Vec::new();
     let mut defects: Vec<String> = Vec::new();
     for (houses, rules) in databases_in(&dir)? {
@@ -454,7 +441,7 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
             Err(e) => {
                 defects.push(e.to_string());
                 if !args.json {
-                    bar.suspend(|| println!("{name}: FAILED: {e}"));
+                    indicator.suspend(|| println!("{name}: FAILED: {e}"));
                 }
                 databases.push(json!({
                     "houses": houses,
@@ -467,7 +454,7 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
             }
         };
         let progress = |step: VerifyStep| {
-            bar.set_message(match step {
+            indicator.set_message(match step {
                 VerifyStep::Blocks(level, done) => {
                     format!("{name}: level {level}, {done} blocks checked")
                 }
@@ -489,7 +476,7 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
                 .filter_map(|l| l.defect.as_ref().map(|e| e.to_string())),
         );
         if !args.json {
-            bar.suspend(|| {
+            indicator.suspend(|| {
                 if ok {
                     println!(
                         "{name}, levels 0..={}: ok ({entries} entries, every block matches its \
@@ -536,7 +523,7 @@ fn run_verify(args: VerifyArgs) -> Result<(), CliError> {
             "checked": checked,
         }));
     }
-    bar.finish_and_clear();
+    indicator.finish();
     if args.json {
         print_json(&json!({
             "dir": dir.display().to_string(),

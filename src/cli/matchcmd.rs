@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
-use clap::builder::TypedValueParser as _;
-use indicatif::{ProgressBar, ProgressStyle};
 use kalah::files::ClaimError;
 use kalah::play::arena::{GameResult, MatchConfig, MatchReport, play_match};
 use kalah::play::record::{Record, now_utc};
@@ -15,12 +13,7 @@ use serde_json::json;
 
 use super::CliError;
 use super::db_choice::DbChoice;
-
-/// Parses a play rule-set name for clap (so the help lists the choices).
-fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
-    clap::builder::PossibleValuesParser::new(PlayRules::ALL.map(PlayRules::as_str))
-        .map(|s| s.parse::<PlayRules>().expect("listed rules parse"))
-}
+use super::progress::Indicator;
 
 /// Play a match between two engines: many games, in parallel, counted for player A.
 ///
@@ -76,7 +69,7 @@ pub struct MatchArgs {
     /// Rule set: `standard`, `empty-capture` (a lone last seed opposite an empty house is
     /// banked too), `awari-basic` (the 1973 BASIC game) or `mankalah` (standard, but South's
     /// first sowing earns no extra turn).
-    #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
+    #[arg(long, default_value = "standard", value_parser = super::args::play_rules_parser())]
     rules: PlayRules,
 
     /// The pie rule: North may answer South's first turn by taking over South's side.
@@ -180,12 +173,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         seed: args.seed,
     };
 
-    let bar = ProgressBar::new(args.games as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {elapsed} eta {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let indicator = Indicator::bar("match", args.games as u64, "games");
     // With --verbose, each game is written out in game order as soon as the games before it
     // are over (so at most a block of games waits: see kalah::play::arena).
     let games = Mutex::new(InOrder::default());
@@ -204,13 +192,13 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             };
             let mut games = games.lock().expect("not poisoned");
             games.add(r.index, text, |i, text| {
-                bar.suspend(|| print_game(i, text, args.json));
+                indicator.suspend(|| print_game(i, text, args.json));
             });
         }
     };
-    let progress = |done: usize| bar.set_position(done as u64);
+    let progress = |done: usize| indicator.set_done(done as u64);
     let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
-    bar.finish_and_clear();
+    indicator.finish();
     // With --verbose --json the games have been written out: the other fields close the object.
     let listed = args.verbose && args.json;
     let started = games.into_inner().expect("not poisoned").next > 0;

@@ -13,6 +13,7 @@ mod matchcmd;
 mod moves;
 mod perft;
 mod play;
+mod progress;
 mod replay;
 mod show;
 mod solve;
@@ -31,8 +32,8 @@ use clap::{Parser, Subcommand};
 /// after the literal ('<...> north') or pass --to-move north for North to move.
 ///
 /// Limits: 1 to 12 houses a side, at most 65535 seeds in a game (Kalah(12,12) has 288).
-/// Rules: `standard` (a capture needs a non-empty opposite house) or `empty-capture`; play also
-/// knows `awari-basic` and `mankalah`. Databases: 1 to 8 houses, levels up to 64 seeds.
+/// Rules: `standard` (a capture needs a non-empty opposite house) or `empty-capture`; play,
+/// match, show and moves also know `awari-basic` and `mankalah`. Databases: 1 to 8 houses, levels up to 64 seeds.
 #[derive(Parser, Debug)]
 #[command(name = "kalah", version, about, long_about, max_term_width = 100)]
 pub struct Cli {

@@ -3,26 +3,31 @@
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use clap::Args;
-use clap::builder::TypedValueParser as _;
 use kalah::db::Tablebase;
 use kalah::files::{ClaimError, Claimed};
+use kalah::play::anytime::{Engine, EngineConfig, Thought};
 use kalah::play::record::{Record, now_utc};
-use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources};
+use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources, Thinking};
 use kalah::text;
 use kalah::{AnyPosition, Solver, SolverConfig, with_position};
 
 use super::CliError;
 use super::db_choice::DbChoice;
+use super::progress::{Indicator, human_count};
 
 /// Play a game of Kalah: humans at the terminal, engines, or both.
 ///
 /// The board is drawn after every move. A human types a house number (1..M, counted from their
 /// own side, house M next to their store), `hint` (the exact value of every legal move, when
-/// the position can be solved quickly), `undo` (take back your last move and the replies to
-/// it), `swap` (under --pie, as North after South's first turn) or `quit` (save the game so far
-/// and stop; --resume continues it). Input may be piped: each line is one command.
+/// the position can be solved quickly; else the anytime engine's estimate, see --hint-time),
+/// `undo` (take back your last move and the replies to it), `swap` (under --pie, as North after
+/// South's first turn) or `quit` (save the game so far and stop; --resume continues it). Input
+/// may be piped: each line is one command. While an engine thinks, stderr shows what it is
+/// doing (a spinner on a terminal, a line every few seconds otherwise).
 ///
 /// Players: human, random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect,
 /// engine:TIME (1ms to 86400s), learner[:FILE] (see docs/commands.md).
@@ -46,7 +51,7 @@ pub struct PlayArgs {
     seeds: u32,
     /// Rule set: standard, empty-capture, awari-basic (the 1973 BASIC game) or mankalah
     /// (standard, but South's first sowing earns no extra turn).
-    #[arg(long, default_value = "standard", value_parser = play_rules_parser())]
+    #[arg(long, default_value = "standard", value_parser = super::args::play_rules_parser())]
     rules: PlayRules,
     /// The pie rule: North may answer South's first turn with `swap` and take South's side.
     #[arg(long)]
@@ -84,6 +89,16 @@ pub struct PlayArgs {
         value_parser = super::args::count::<u32>(super::args::EXACT_SEEDS)
     )]
     hint_seeds: u32,
+    /// Where no exact hint is in reach (more seeds than --hint-seeds and not in --db,
+    /// awari-basic, mankalah's first sowing), `hint` runs the anytime engine this long, 0.01 to
+    /// 600 seconds, and gives its estimate (a hint is worth waiting seconds for, not hours).
+    #[arg(
+        long,
+        default_value = "2",
+        value_name = "SECONDS",
+        value_parser = super::args::seconds(0.01, 600.0)
+    )]
+    hint_time: Duration,
     /// Solver threads for `perfect` and hints, 1 to 64 (4 a core above 16 cores)
     /// [default: all cores].
     #[arg(long, value_name = "T", value_parser = super::args::threads())]
@@ -96,12 +111,6 @@ pub struct PlayArgs {
     /// Show the nodes each engine move searched (compare minimax:D with alphabeta:D).
     #[arg(long)]
     verbose: bool,
-}
-
-/// Parses a play rule set for clap (so the help lists the choices).
-pub fn play_rules_parser() -> impl clap::builder::TypedValueParser<Value = PlayRules> {
-    clap::builder::PossibleValuesParser::new(PlayRules::ALL.map(PlayRules::as_str))
-        .map(|s| s.parse::<PlayRules>().expect("listed rules parse"))
 }
 
 /// Where `quit` saves when no --record is given (or, if a game is there already,
@@ -266,6 +275,8 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             solver: None,
             threads,
             limit: args.hint_seeds,
+            engine: None,
+            time: args.hint_time,
         },
         input: std::io::stdin().lock(),
         interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
@@ -311,25 +322,33 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Exact values for `hint`, when the position is small enough.
+/// Hints: exact values when the position is small enough (or in the databases), the anytime
+/// engine's estimate otherwise.
 struct Hints {
     db: Option<Arc<Tablebase>>,
     solver: Option<Solver>,
     threads: usize,
+    /// The most seeds on the board solved exactly.
     limit: u32,
+    /// The engine for estimates, made at the first one.
+    engine: Option<Engine>,
+    /// How long an estimate thinks.
+    time: Duration,
 }
 
 impl Hints {
-    /// The text of a hint for `game`.
+    /// The text of a hint for `game` (the game is not over).
     fn hint(&mut self, game: &Game) -> String {
         let state = game.state();
         let Some(rules) = state.rules().kalah() else {
-            return "no hints under awari-basic rules (the solver plays Kalah)".into();
+            return self.estimate(game, "awari-basic: the exact solver plays Kalah rules only");
         };
         if state.first_sowing_passes() {
-            return "no hint for mankalah's first sowing (it earns no extra turn, which the \
-                    solver does not know)"
-                .into();
+            return self.estimate(
+                game,
+                "mankalah's first sowing earns no extra turn, which the exact solver does not \
+                 know",
+            );
         }
         let Ok(pos) = AnyPosition::from_setup(&state.to_setup(), rules) else {
             return "no hint for this position".into();
@@ -344,11 +363,12 @@ impl Hints {
         }
         let seeds = state.seeds_on_board();
         if seeds > self.limit {
-            return format!(
-                "no hint: {seeds} seeds on the board, more than can be solved quickly ({}; see \
+            let why = format!(
+                "{seeds} seeds on the board, more than an exact hint solves quickly ({}; see \
                  --hint-seeds and --db)",
                 self.limit
             );
+            return self.estimate(game, &why);
         }
         if self.solver.is_none() {
             // The search probes the databases too, for the positions above them.
@@ -369,9 +389,94 @@ impl Hints {
             }
         }
         let solver = self.solver.as_ref().expect("just made");
-        match with_position!(pos, p => solver.analyze(&p, true, &mut |_| {})) {
+        let indicator = Indicator::spinner("solving for a hint", "");
+        // The steps come from the position and from each move's (bounds seen from either
+        // side): only the work done is shown.
+        let mut on_step =
+            |s: &kalah::Progress| indicator.set_message(format!("{} nodes", human_count(s.nodes)));
+        let analysis = with_position!(pos, p => solver.analyze(&p, true, &mut on_step));
+        indicator.finish();
+        match analysis {
             Ok(a) => describe(&a),
             Err(e) => format!("no hint: {e}"),
+        }
+    }
+
+    /// The anytime engine's choice for `game` after thinking [`Hints::time`], marked as an
+    /// estimate, and `why` there is no exact hint.
+    fn estimate(&mut self, game: &Game, why: &str) -> String {
+        if self.engine.is_none() {
+            // Exact values are the solver's business here: the engine only searches.
+            let config = EngineConfig {
+                db: None,
+                exact_seeds: 0,
+                threads: 1,
+                tt_mib: ESTIMATE_TABLE_MIB,
+            };
+            let rules = game.rules();
+            match Engine::new(rules.houses, rules.rules, config) {
+                Ok(engine) => self.engine = Some(engine),
+                Err(e) => return format!("no hint: {e}"),
+            }
+        }
+        let engine = self.engine.as_mut().expect("just made");
+        let indicator = Indicator::spinner("estimating a hint", "");
+        let deadline = Instant::now() + self.time;
+        let never = AtomicBool::new(false);
+        let thought = engine.think(game, deadline, &never, &mut |t| {
+            indicator.set_message(thought_text(t))
+        });
+        indicator.finish();
+        let (what, value) = match thought.action {
+            Action::Sow(mv) => (format!("house {mv}"), thought.value),
+            // The value is the side to move's, which the swap hands to the other player.
+            Action::Swap => ("swap".to_owned(), -thought.value),
+        };
+        if thought.exact {
+            return format!("exact: {what}, {value:+} (final margin for you, stores included)");
+        }
+        format!(
+            "estimate (depth {depth}, not exact): {what}, {value:+} (your store lead {depth} \
+             sowings ahead)\n  no exact hint: {why}",
+            depth = thought.depth
+        )
+    }
+}
+
+/// The table of the engine that makes estimates, in MiB (as `engine:TIME` players have).
+const ESTIMATE_TABLE_MIB: usize = 64;
+
+/// One line on what the anytime engine thinks: `depth 14, best house 3 (+2), 1.23M nodes`.
+fn thought_text(t: &Thought) -> String {
+    let action = match t.action {
+        Action::Sow(mv) => format!("house {mv}"),
+        Action::Swap => "swap".to_owned(),
+    };
+    let nodes = human_count(t.nodes);
+    match t.exact {
+        true => format!("solved: {action} ({:+}), {nodes} nodes", t.value),
+        false => format!(
+            "depth {}, best {action} ({:+}), {nodes} nodes",
+            t.depth, t.value
+        ),
+    }
+}
+
+/// One line on what a player is thinking (see [`Thinking`]).
+fn thinking_text(t: &Thinking) -> String {
+    match t {
+        Thinking::Searched(thought) => thought_text(thought),
+        Thinking::Solving {
+            depth,
+            lower,
+            upper,
+            nodes,
+        } => {
+            let depth = depth.map_or("exactly".to_owned(), |d| format!("to depth {d}"));
+            format!(
+                "solving {depth}: value in [{lower:+}, {upper:+}], {} nodes",
+                human_count(*nodes)
+            )
         }
     }
 }
@@ -514,9 +619,11 @@ impl<R: BufRead> Session<R> {
             let action = match &mut players[seat] {
                 Some(engine) => {
                     let before = engine.nodes();
-                    let action = engine
-                        .choose(&self.game)
-                        .map_err(|e| CliError::failure(format!("{who}: {e}")))?;
+                    let indicator = Indicator::spinner(format!("{side} ({who}) thinking"), "");
+                    let mut watch = |t: &Thinking| indicator.set_message(thinking_text(t));
+                    let chosen = engine.choose_watched(&self.game, &mut watch);
+                    indicator.finish();
+                    let action = chosen.map_err(|e| CliError::failure(format!("{who}: {e}")))?;
                     match (self.verbose, before, engine.nodes()) {
                         (true, Some(a), Some(b)) => {
                             println!("{side} ({who}) plays {action} ({} nodes)", b - a)
@@ -535,6 +642,14 @@ impl<R: BufRead> Session<R> {
                 .play(action)
                 .map_err(|e| CliError::failure(format!("{who} chose {action}: {e}")))?;
             self.unsaved = true;
+            if action == Action::Swap {
+                let name = |side| text::escape(&self.names[self.game.seat(side)]);
+                println!(
+                    "swapped: {} (North until now) plays South, {} plays North",
+                    name(kalah::Side::South),
+                    name(kalah::Side::North)
+                );
+            }
         }
     }
 

@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use kalah::db::Tablebase;
 use kalah::play::record::Record;
 use kalah::play::{Action, Game, PlayRules, PlayState};
@@ -13,8 +12,9 @@ use kalah::{AnyPosition, Lanes, Move, Position, Rules, Side, Solver, SolverConfi
 use serde_json::json;
 
 use super::CliError;
-use super::args::print_json;
+use super::args::{play_literal, print_json};
 use super::db_choice::DbChoice;
+use super::progress::Indicator;
 
 /// Replay a recorded game: every position, the action played and, under Kalah rules, the exact
 /// value of each sowing against the best one (the mistake, in seeds).
@@ -187,12 +187,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
         None => None,
     };
 
-    let bar = ProgressBar::new(record.actions.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} actions valued, {elapsed}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let indicator = Indicator::bar("valuing", record.actions.len() as u64, "actions");
     let mut game = Game::new(rules);
     let mut plies = Vec::with_capacity(record.actions.len());
     for &action in &record.actions {
@@ -217,9 +212,9 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
         });
         game.play(action)
             .expect("a parsed record has only legal actions");
-        bar.inc(1);
+        indicator.inc(1);
     }
-    bar.finish_and_clear();
+    indicator.finish();
 
     if args.json {
         let mut out = replay_json(&record, &plies, &game);
@@ -229,12 +224,6 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
         print_replay(&record, &plies, &game, &args, db.as_deref());
     }
     Ok(())
-}
-
-/// `'<...>'` (and ` north`) for a play state, as the other commands write positions.
-fn literal(state: &PlayState) -> String {
-    AnyPosition::from_setup(&state.to_setup(), Rules::Standard)
-        .map_or_else(|_| "?".to_owned(), |p| p.to_string())
 }
 
 fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value {
@@ -250,7 +239,7 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
                 "side": p.side.as_str(),
                 "player": names[p.seat],
                 "action": p.action.to_string(),
-                "position": literal(&p.state),
+                "position": play_literal(&p.state),
                 "value": v.map(|v| v.value),
                 "best": v.map(|v| v.best),
                 "best_move": v.map(|v| v.best_move.house()),
@@ -268,7 +257,7 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
         "date": record.date,
         "moves": moves,
         "result": game.state().result(),
-        "final_position": literal(game.state()),
+        "final_position": play_literal(game.state()),
     })
 }
 

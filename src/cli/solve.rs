@@ -5,7 +5,6 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
-use indicatif::{ProgressBar, ProgressStyle};
 use kalah::db::Tablebase;
 use kalah::{
     Algorithm, Analysis, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig, Variant,
@@ -18,6 +17,7 @@ use super::args::{
     PositionArg, RulesArg, header, parse_position, print_json, rules_parser, side_text,
 };
 use super::db_choice::DbChoice;
+use super::progress::Indicator;
 use super::table_file::TableFileArgs;
 
 /// Search options shared by `solve` and `analyze`.
@@ -420,8 +420,8 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     args.table.check_saved()
 }
 
-/// Builds the levels `0..=top` in memory on `threads` threads, with a progress bar on stderr
-/// (hidden when stderr is not a terminal); returns them and the time the build took.
+/// Builds the levels `0..=top` in memory on `threads` threads, with progress on stderr
+/// ([`Indicator`]); returns them and the time the build took.
 pub fn build_in_memory(
     houses: usize,
     rules: Rules,
@@ -440,15 +440,11 @@ pub fn build_in_memory(
             Some(*sum)
         }))
         .collect();
-    let bar = ProgressBar::new(starts[top as usize + 1]);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {human_pos}/{human_len} entries, {per_sec}, eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
+    let indicator = Indicator::bar(
+        format!("levels 0..={top} in memory"),
+        starts[top as usize + 1],
+        "entries",
     );
-    bar.set_message(format!("building the levels 0..={top} in memory"));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -458,16 +454,16 @@ pub fn build_in_memory(
     let tablebase = pool
         .install(|| {
             kalah::db::build_in_memory(houses, rules, top, &cancel, &|p| {
-                bar.set_position(starts[p.level as usize] + p.done)
+                indicator.set_done(starts[p.level as usize] + p.done)
             })
         })
         .map_err(|e| fail(e.to_string()))?;
-    bar.finish_and_clear();
+    indicator.finish();
     Ok((Arc::new(tablebase), started.elapsed()))
 }
 
-/// Solves `p` with `solver` and a spinner on stderr (hidden when stderr is not a terminal);
-/// returns the analysis, the time and the nodes of this solve.
+/// Solves `p` with `solver` and progress on stderr ([`with_progress`]); returns the analysis,
+/// the time and the nodes of this solve.
 fn solve_with_progress<L: Lanes>(
     p: &Position<L>,
     all_moves: bool,
@@ -481,8 +477,9 @@ fn solve_with_progress<L: Lanes>(
     Ok((analysis, elapsed, nodes))
 }
 
-/// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with a
-/// spinner on stderr (hidden when stderr is not a terminal) and a line per step; with
+/// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with
+/// progress on stderr ([`Indicator`]: the nodes, their rate and the last step's bounds; on a
+/// terminal also a line per step above the spinner); with
 /// --table-file, the table is saved every --save-every minutes and at the end, and Ctrl-C saves
 /// it before the process ends (exit code 130). Returns `work`'s result, its time and the nodes
 /// it searched.
@@ -493,10 +490,7 @@ fn with_progress<L: Lanes, T>(
     work: impl FnOnce(&mut dyn FnMut(&kalah::Progress)) -> T,
 ) -> (T, Duration, u64) {
     let nodes_before = solver.nodes();
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
-    );
+    let indicator = Indicator::spinner("solving", "nodes");
     let started = Instant::now();
     let stores = p.store_difference();
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -504,30 +498,26 @@ fn with_progress<L: Lanes, T>(
         let ticker = scope.spawn(|| {
             let mut saved = Instant::now();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                let nodes = solver.nodes() - nodes_before;
-                let rate = nodes as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                bar.set_message(format!("{nodes} nodes, {:.1} M nodes/s", rate / 1e6));
-                bar.tick();
+                indicator.set_done(solver.nodes() - nodes_before);
                 if kalah::interrupted() {
-                    bar.finish_and_clear();
-                    eprintln!("interrupted: saving the table first");
-                    if let Some(line) = table.save(solver) {
-                        match table.check_saved() {
-                            Ok(()) => eprintln!("{line}; the same command resumes from it"),
-                            Err(_) => eprintln!("{line}"),
+                    indicator.suspend(|| {
+                        eprintln!("interrupted: saving the table first");
+                        if let Some(line) = table.save(solver) {
+                            match table.check_saved() {
+                                Ok(()) => eprintln!("{line}; the same command resumes from it"),
+                                Err(_) => eprintln!("{line}"),
+                            }
                         }
-                    }
-                    std::process::exit(130);
+                        std::process::exit(130);
+                    });
                 }
                 if table
                     .period()
                     .is_some_and(|period| saved.elapsed() >= period)
                 {
-                    // Said even when stderr is a log, not a terminal (the bar is hidden then).
-                    match table.save(solver) {
-                        Some(line) if bar.is_hidden() => eprintln!("{line}"),
-                        Some(line) => bar.println(line),
-                        None => {}
+                    // Said even when stderr is a log, not a terminal.
+                    if let Some(line) = table.save(solver) {
+                        indicator.println(line);
                     }
                     saved = Instant::now();
                 }
@@ -537,10 +527,10 @@ fn with_progress<L: Lanes, T>(
         });
         let mut on_step = |s: &kalah::Progress| {
             let depth = s.depth.map_or("exact".to_owned(), |d| format!("depth {d}"));
-            bar.println(format!(
-                "  {depth}: value in [{}, {}] for the side to move, {} nodes, {:.1} s",
-                stores + s.lower,
-                stores + s.upper,
+            let bounds = format!("value in [{}, {}]", stores + s.lower, stores + s.upper);
+            indicator.set_message(format!("{depth}: {bounds}"));
+            indicator.note(format!(
+                "  {depth}: {bounds} for the side to move, {} nodes, {:.1} s",
                 s.nodes,
                 s.elapsed.as_secs_f64()
             ));
@@ -552,7 +542,7 @@ fn with_progress<L: Lanes, T>(
         let _ = ticker.join();
         (result, elapsed)
     });
-    bar.finish_and_clear();
+    indicator.finish();
     if let Some(line) = table.save(solver) {
         // A failed last save is the command's error (check_saved), said once, not here too.
         if table.check_saved().is_ok() {

@@ -18,5 +18,5 @@ pub mod record;
 pub mod state;
 
 pub use game::{Action, Game, GameRules, IllegalAction};
-pub use players::{PlayError, Player, PlayerSpec, Resources};
+pub use players::{PlayError, Player, PlayerSpec, Resources, Thinking};
 pub use state::{PlayRules, PlayState, Sown};

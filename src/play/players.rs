@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::db::Tablebase;
-use crate::play::anytime::{Engine, EngineConfig};
+use crate::play::anytime::{Engine, EngineConfig, Thought};
 use crate::play::game::{Action, Game};
 use crate::play::learner::Learner;
 use crate::play::state::{PlayRules, PlayState};
@@ -63,6 +63,27 @@ impl From<std::io::Error> for PlayError {
     }
 }
 
+/// What a player reports while it chooses (see [`Player::choose_watched`]), for a user to
+/// watch it think.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Thinking {
+    /// The anytime engine's best action so far ([`Thought`]).
+    Searched(Thought),
+    /// The exact solver narrowed the value of the position: `lower <= value <= upper`, for the
+    /// side to move, stores included.
+    Solving {
+        /// The depth of the solver's iteration (`None`: to the end of the game). The bounds of
+        /// a depth-limited iteration are on the depth-limited value.
+        depth: Option<u8>,
+        /// The value is at least this ...
+        lower: i32,
+        /// ... and at most this.
+        upper: i32,
+        /// Nodes the solver has searched so far.
+        nodes: u64,
+    },
+}
+
 /// A player: asked for one action at a time (again after each extra turn).
 pub trait Player: Send {
     /// The spec it was made from, e.g. `alphabeta:6`.
@@ -70,6 +91,17 @@ pub trait Player: Send {
 
     /// The action for the side to move in `game` (the game is not over).
     fn choose(&mut self, game: &Game) -> Result<Action, PlayError>;
+
+    /// [`Player::choose`], telling `watch` what the player thinks as it goes: the players that
+    /// may think long (`engine:TIME`, `perfect`) report; the others say nothing.
+    fn choose_watched(
+        &mut self,
+        game: &Game,
+        watch: &mut dyn FnMut(&Thinking),
+    ) -> Result<Action, PlayError> {
+        let _ = watch;
+        self.choose(game)
+    }
 
     /// The game it played from seat `seat` is over.
     fn game_over(&mut self, _game: &Game, _seat: usize) -> Result<(), PlayError> {
@@ -292,11 +324,20 @@ impl Player for EnginePlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        self.choose_watched(game, &mut |_| {})
+    }
+
+    fn choose_watched(
+        &mut self,
+        game: &Game,
+        watch: &mut dyn FnMut(&Thinking),
+    ) -> Result<Action, PlayError> {
         let deadline = std::time::Instant::now() + self.time;
         let never = std::sync::atomic::AtomicBool::new(false);
+        let mut report = |t: &Thought| watch(&Thinking::Searched(*t));
         Ok(self
             .engine
-            .think(game, deadline, &never, &mut |_| {})
+            .think(game, deadline, &never, &mut report)
             .action)
     }
 
@@ -506,12 +547,27 @@ impl Perfect {
 
 impl Perfect {
     /// The exact value of `state` for the side to move (stores included) and its lowest
-    /// optimal move. Precondition: the game is not over.
-    fn value(&self, state: &PlayState) -> Result<(i32, Move), PlayError> {
+    /// optimal move, each step of the solve reported to `watch`. Precondition: the game is
+    /// not over.
+    fn value(
+        &self,
+        state: &PlayState,
+        watch: &mut dyn FnMut(&Thinking),
+    ) -> Result<(i32, Move), PlayError> {
         let rules = state.rules().kalah().expect("checked at creation");
         let pos = AnyPosition::from_setup(&state.to_setup(), rules)
             .map_err(|e| PlayError::Solver(format!("cannot solve this position: {e}")))?;
-        let best = with_position!(pos, p => self.solver.best_move(&p))
+        let me = state.to_move().expect("the game is not over");
+        let stores = state.store_difference(me);
+        let mut progress = |p: &crate::search::Progress| {
+            watch(&Thinking::Solving {
+                depth: p.depth,
+                lower: stores + p.lower,
+                upper: stores + p.upper,
+                nodes: p.nodes,
+            })
+        };
+        let best = with_position!(pos, p => self.solver.best_move_with(&p, &mut progress))
             .map_err(|e| PlayError::Solver(e.to_string()))?;
         Ok(best.expect("the game is not over"))
     }
@@ -523,9 +579,18 @@ impl Player for Perfect {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
+        self.choose_watched(game, &mut |_| {})
+    }
+
+    fn choose_watched(
+        &mut self,
+        game: &Game,
+        watch: &mut dyn FnMut(&Thinking),
+    ) -> Result<Action, PlayError> {
         let state = game.state();
         let (value, mv) = if state.first_sowing_passes() {
-            // mankalah's first sowing passes the turn: value each move by its child.
+            // mankalah's first sowing passes the turn: value each move by its child (whose
+            // bounds, for the other side, would only confuse a watcher).
             let me = state.to_move().expect("the game is not over");
             let mut best: Option<(i32, Move)> = None;
             for mv in state.legal_moves() {
@@ -533,7 +598,7 @@ impl Player for Perfect {
                 next.play(mv);
                 let v = match next.to_move() {
                     None => next.store_difference(me),
-                    Some(_) => -self.value(&next)?.0,
+                    Some(_) => -self.value(&next, &mut |_| {})?.0,
                 };
                 if best.is_none_or(|(b, _)| v > b) {
                     best = Some((v, mv));
@@ -541,7 +606,7 @@ impl Player for Perfect {
             }
             best.expect("a legal move")
         } else {
-            self.value(state)?
+            self.value(state, watch)?
         };
         // Swap when the side to move loses from here: after a swap its final margin, negated,
         // is ours.

@@ -521,12 +521,22 @@ impl Solver {
         &self,
         pos: &Position<L>,
     ) -> Result<Option<(i32, Move)>, SolveError> {
+        self.best_move_with(pos, &mut |_| {})
+    }
+
+    /// [`Solver::best_move`], reporting each step of the narrowing of the value to `progress`
+    /// (its bounds are on f, the value less the store difference: see [`Progress`]).
+    pub fn best_move_with<L: Lanes>(
+        &self,
+        pos: &Position<L>,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Option<(i32, Move)>, SolveError> {
         self.check(pos)?;
         if pos.to_move().is_none() {
             return Ok(None);
         }
         let board = pos.board();
-        let f = self.exact(board, &mut |_| {})?;
+        let f = self.exact(board, progress)?;
         let mv = self.lowest_keeping(board, f)?;
         Ok(Some((pos.store_difference() + f, mv)))
     }
