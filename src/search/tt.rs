@@ -114,9 +114,8 @@ pub struct TranspositionTable {
 const FIRST_ACTIVE: usize = (1 << 20) / BUCKET_BYTES;
 
 /// Nodes searched per bucket in use: the table doubles its buckets in use whenever the
-/// nodes searched reach this many times them (a bucket holds four entries, and about half
-/// the nodes store a board of their own).
-const NODES_PER_ACTIVE_BUCKET: u64 = 2;
+/// nodes searched reach this many times them (a bucket holds four entries).
+const NODES_PER_ACTIVE_BUCKET: u64 = 1;
 
 /// The table could not be allocated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,14 +155,14 @@ impl TranspositionTable {
     }
 
     /// Grows the buckets in use for a search that has searched `nodes` nodes: doubles them
-    /// (up to the whole table) while they are fewer than `nodes / 2`.
+    /// (up to the whole table) while they are fewer than `nodes`.
     ///
     /// **Growing by use.** The table is an upper bound: a search uses a prefix of it that
     /// grows with its nodes, so a small search touches megabytes of a table of gigabytes (each
     /// page it touches costs the kernel a zeroed page, of 2 MiB with huge pages). A board's
-    /// bucket depends on the buckets in use, so after a doubling some boards are looked for
-    /// where they were not stored: a miss, never a wrong bound (the fingerprint still has to
-    /// match), which costs some search again.
+    /// bucket depends on the buckets in use, so after a doubling half the boards are looked
+    /// for where they were not stored: a miss, never a wrong bound (the fingerprint still has
+    /// to match), which costs some search again.
     #[inline]
     pub fn grow(&self, nodes: u64) {
         let mut active = self.active.load(Ordering::Relaxed);
@@ -217,7 +216,14 @@ impl TranspositionTable {
     #[inline(always)]
     fn bucket<L: Lanes>(&self, key: L) -> (usize, u64) {
         let active = self.active.load(Ordering::Relaxed);
-        let index = ((u128::from(key.digest()) * active as u128) >> 64) as usize;
+        let digest = key.digest();
+        // A prefix growing by doublings is indexed by the digest's low bits, so that a doubling
+        // leaves half the boards where they were; a whole table of any size by its high bits.
+        let index = if active.is_power_of_two() {
+            digest as usize & (active - 1)
+        } else {
+            ((u128::from(digest) * active as u128) >> 64) as usize
+        };
         (index * BUCKET_WORDS, key.check_digest() | 1)
     }
 
