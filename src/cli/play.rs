@@ -375,7 +375,11 @@ impl Hints {
             let db = self.db.clone().filter(|d| d.rules() == rules);
             let config = SolverConfig {
                 threads: self.threads,
-                tt_mib: kalah::search::auto_table_mib(seeds, db.as_ref().map(|d| d.max_level())),
+                tt_mib: kalah::search::auto_table_mib(
+                    state.houses(kalah::Side::South).len(),
+                    seeds,
+                    db.as_ref().map(|d| d.max_level()),
+                ),
                 ..SolverConfig::default()
             };
             let solver =

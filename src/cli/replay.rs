@@ -90,7 +90,8 @@ impl Judge {
         db: Option<Arc<Tablebase>>,
         solve_seeds: u32,
     ) -> Result<Judge, CliError> {
-        let tt_mib = kalah::search::auto_table_mib(solve_seeds, db.as_ref().map(|d| d.max_level()));
+        let tt_mib =
+            kalah::search::auto_table_mib(houses, solve_seeds, db.as_ref().map(|d| d.max_level()));
         let config = SolverConfig {
             tt_mib,
             ..SolverConfig::default()

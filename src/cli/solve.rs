@@ -136,7 +136,7 @@ impl SearchArgs {
             None => self.db.open(houses, rules)?,
         };
         if let Some(tablebase) = files {
-            let config = self.config(seeds, Some(tablebase.max_level()));
+            let config = self.config(houses, seeds, Some(tablebase.max_level()));
             let db = SearchDb {
                 tablebase: Some(tablebase),
                 built: None,
@@ -150,7 +150,7 @@ impl SearchArgs {
             (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
             _ => None,
         };
-        let config = self.config(seeds, top);
+        let config = self.config(houses, seeds, top);
         let db = match top {
             Some(top) => {
                 let (tablebase, time) = build_in_memory(houses, rules, top, config.threads)?;
@@ -172,14 +172,14 @@ impl SearchArgs {
         Ok((config, db))
     }
 
-    /// The solver's settings for a board of `seeds` seeds, searched with databases up to
-    /// `db_top` seeds if any.
-    fn config(&self, seeds: u32, db_top: Option<u32>) -> SolverConfig {
+    /// The solver's settings for a board of `houses` houses a side with `seeds` seeds,
+    /// searched with databases up to `db_top` seeds if any.
+    fn config(&self, houses: usize, seeds: u32, db_top: Option<u32>) -> SolverConfig {
         let default = SolverConfig::default();
         SolverConfig {
             tt_mib: self
                 .tt_mb
-                .unwrap_or_else(|| kalah::search::auto_table_mib(seeds, db_top)),
+                .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, db_top)),
             algorithm: self.algorithm,
             threads: self.threads.unwrap_or(default.threads),
             ..default
@@ -395,7 +395,7 @@ fn query_in_batch<L: Lanes>(
         analysis: &a,
         elapsed,
         nodes,
-        source: Source::Search(&batch.config, &batch.db),
+        source: Source::Search(&batch.config, &batch.db, args.tt_mb.is_some()),
     };
     print_analysis(p, None, true, &answer, args.json);
     Ok(())
@@ -586,7 +586,7 @@ fn report<L: Lanes>(
         analysis: &a,
         elapsed,
         nodes,
-        source: Source::Search(&config, &db),
+        source: Source::Search(&config, &db, args.tt_mb.is_some()),
     };
     print_analysis(p, variant, all_moves, &answer, args.json);
     Ok(())
@@ -594,8 +594,8 @@ fn report<L: Lanes>(
 
 /// Where an analysis came from.
 pub enum Source<'a> {
-    /// The search, with these settings and databases.
-    Search(&'a SolverConfig, &'a SearchDb),
+    /// The search, with these settings and databases (and whether --tt-mb gave the table).
+    Search(&'a SolverConfig, &'a SearchDb, bool),
     /// The database files.
     Database(&'a Tablebase),
 }
@@ -631,8 +631,8 @@ pub fn print_analysis<L: Lanes>(
             .collect();
         out["pv"] = json!(pv);
         match answer.source {
-            Source::Search(config, db) => {
-                add_search_fields(&mut out, nodes, elapsed, config, db);
+            Source::Search(config, db, given) => {
+                add_search_fields(&mut out, nodes, elapsed, config, db, given);
                 out["source"] = json!("search");
             }
             Source::Database(db) => {
@@ -672,15 +672,15 @@ pub fn print_analysis<L: Lanes>(
         println!("perfect line: {}", pv.join(" "));
     }
     match answer.source {
-        Source::Search(config, db) => {
+        Source::Search(config, db, given) => {
             let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
             println!(
-                "{nodes} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {} MiB table, {}",
+                "{nodes} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {}, {}",
                 elapsed.as_secs_f64(),
                 rate / 1e6,
                 config.threads,
                 if config.threads == 1 { "" } else { "s" },
-                config.tt_mib,
+                table_text(config, given),
                 config.algorithm
             );
             println!("{}", db.line());
@@ -710,6 +710,14 @@ fn new_solver(
     }
 }
 
+/// The table size for people, and where it came from: `64 MiB table (--tt-mb)`, or `1 MiB
+/// table (for this board)` when sized by the board and the machine
+/// ([`kalah::search::auto_table_mib`]).
+fn table_text(config: &SolverConfig, given: bool) -> String {
+    let from = if given { "--tt-mb" } else { "for this board" };
+    format!("{} MiB table ({from})", config.tt_mib)
+}
+
 /// The search statistics and settings at the end of a solver's JSON answer.
 fn add_search_fields(
     out: &mut serde_json::Value,
@@ -717,11 +725,13 @@ fn add_search_fields(
     elapsed: Duration,
     config: &SolverConfig,
     db: &SearchDb,
+    tt_given: bool,
 ) {
     out["nodes"] = json!(nodes);
     out["time_ms"] = json!(elapsed.as_millis() as u64);
     out["threads"] = json!(config.threads);
     out["tt_mb"] = json!(config.tt_mib);
+    out["tt_mb_from"] = json!(if tt_given { "option" } else { "board" });
     out["algorithm"] = json!(config.algorithm.as_str());
     let tablebase = db.tablebase.as_deref();
     out["db_max_seeds"] = json!(tablebase.map(Tablebase::max_level));
@@ -752,7 +762,7 @@ fn report_value<L: Lanes>(
         out["best"] = json!([]);
         out["moves"] = json!([]);
         out["pv"] = json!([]);
-        add_search_fields(&mut out, nodes, elapsed, &config, &db);
+        add_search_fields(&mut out, nodes, elapsed, &config, &db, args.tt_mb.is_some());
         print_json(&out);
     } else {
         println!(
@@ -760,10 +770,10 @@ fn report_value<L: Lanes>(
             p.rules()
         );
         println!(
-            "{nodes} nodes in {:.3} s, {} threads, {} MiB table, {}",
+            "{nodes} nodes in {:.3} s, {} threads, {}, {}",
             elapsed.as_secs_f64(),
             config.threads,
-            config.tt_mib,
+            table_text(&config, args.tt_mb.is_some()),
             config.algorithm
         );
         println!("{}", db.line());

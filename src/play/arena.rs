@@ -329,7 +329,11 @@ pub fn play_match(
     let perfect_mib = match res.tt_mib {
         0 => {
             let seeds = config.rules.seeds_in_play();
-            let auto = crate::search::auto_table_mib(seeds, res.db.as_ref().map(|d| d.max_level()));
+            let auto = crate::search::auto_table_mib(
+                config.rules.houses,
+                seeds,
+                res.db.as_ref().map(|d| d.max_level()),
+            );
             let perfect_players = [a, b]
                 .iter()
                 .filter(|&&s| *s == PlayerSpec::Perfect)

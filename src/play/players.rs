@@ -531,7 +531,11 @@ impl Perfect {
         let config = SolverConfig {
             threads: res.threads.max(1),
             tt_mib: match res.tt_mib {
-                0 => crate::search::auto_table_mib(total, res.db.as_ref().map(|d| d.max_level())),
+                0 => crate::search::auto_table_mib(
+                    houses,
+                    total,
+                    res.db.as_ref().map(|d| d.max_level()),
+                ),
                 mib => mib,
             },
             ..SolverConfig::default()

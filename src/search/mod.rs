@@ -128,12 +128,61 @@ pub fn auto_tt_mib_with_db(seeds: u32, top: u32) -> usize {
     (16usize << (above * 5 / 8).min(9)).min(auto_tt_mib(seeds))
 }
 
-/// The table size for a board with `seeds` seeds, searched with databases up to `db_top` seeds
-/// if any: [`auto_tt_mib_with_db`] or [`auto_tt_mib`].
-pub fn auto_table_mib(seeds: u32, db_top: Option<u32>) -> usize {
-    match db_top {
+/// The table size for a board of `houses` houses a side with `seeds` seeds, searched with
+/// databases up to `db_top` seeds if any: the least of
+/// - by the seeds: [`auto_tt_mib_with_db`] or [`auto_tt_mib`] (the search grows with them);
+/// - by the boards that can occur: room for one entry of each board the search may store
+///   ([`boards_above`]), so that a tiny board gets a megabyte;
+/// - by the machine: a quarter of its physical memory ([`table_memory_cap_mib`]).
+///
+/// The table is only an upper bound on the memory used: a search uses a part of it that
+/// grows with its nodes ([`tt::TranspositionTable::grow`]).
+pub fn auto_table_mib(houses: usize, seeds: u32, db_top: Option<u32>) -> usize {
+    let by_seeds = match db_top {
         Some(top) => auto_tt_mib_with_db(seeds, top),
         None => auto_tt_mib(seeds),
+    };
+    let entry_bytes = (tt::TranspositionTable::BUCKET_BYTES / 4) as f64;
+    let by_boards = boards_above(houses, seeds, db_top) * entry_bytes / f64::from(1 << 20);
+    let by_boards = if by_boards >= by_seeds as f64 {
+        by_seeds
+    } else {
+        (by_boards.ceil() as usize).max(1).next_power_of_two()
+    };
+    by_seeds.min(by_boards).min(table_memory_cap_mib())
+}
+
+/// The boards with more than `db_top` seeds (all of them without databases) and at most
+/// `seeds`, on `houses` houses a side: the boards a search from `seeds` seeds may store in
+/// its table (seeds on the board never grow; the stores are not part of a board). There are
+/// C(s + 2m - 1, 2m - 1) boards of s seeds on 2m houses, so C(S + 2m, 2m) of at most S.
+pub fn boards_above(houses: usize, seeds: u32, db_top: Option<u32>) -> f64 {
+    let at_most = |s: i64| -> f64 {
+        if s < 0 {
+            return 0.0;
+        }
+        // C(s + 2m, 2m) as a product of 2m fractions, in floating point (it may be huge).
+        let k = 2 * houses as i64;
+        (1..=k).fold(1.0, |acc, i| acc * (s + i) as f64 / i as f64)
+    };
+    let below = db_top.map_or(-1, i64::from);
+    (at_most(i64::from(seeds)) - at_most(below.min(i64::from(seeds)))).max(0.0)
+}
+
+/// The largest default table on this machine: a quarter of its physical memory (in MiB, a
+/// power of two, at least 16), or 8 GiB where the machine does not say.
+pub fn table_memory_cap_mib() -> usize {
+    match crate::physical_memory() {
+        Some(bytes) => {
+            let quarter = (bytes / 4) >> 20;
+            let pow2 = if quarter == 0 {
+                1
+            } else {
+                1u64 << (63 - quarter.leading_zeros())
+            };
+            usize::try_from(pow2.max(16)).unwrap_or(usize::MAX)
+        }
+        None => 8 << 10,
     }
 }
 
@@ -692,6 +741,24 @@ mod tests {
         assert_eq!(super::auto_tt_mib_with_db(20, 24), 16);
         assert_eq!(super::auto_tt_mib_with_db(400, 24), 8192);
         assert_eq!(super::auto_tt_mib_with_db(48, 16), 512);
+    }
+
+    #[test]
+    fn tables_are_sized_by_the_boards_that_can_occur() {
+        // 2 boards of 1 seed on 2 houses; 3 of 2: 1 + 2 + 3 boards of at most 2 seeds.
+        assert_eq!(super::boards_above(1, 2, None), 6.0);
+        assert_eq!(super::boards_above(1, 2, Some(0)), 5.0);
+        assert_eq!(super::boards_above(1, 2, Some(2)), 0.0);
+        // Kalah(2,2): 495 boards of at most 8 seeds; a megabyte.
+        assert_eq!(super::boards_above(2, 8, None), 495.0);
+        assert_eq!(super::auto_table_mib(2, 8, None), 1);
+        assert_eq!(super::auto_table_mib(1, 2, None), 1);
+        // Kalah(6,4) and (6,5) keep their sizes (unless the machine has less than 2 GiB, or
+        // 8 GiB for (6,5)).
+        let cap = super::table_memory_cap_mib();
+        assert_eq!(super::auto_table_mib(6, 48, None), 512.min(cap));
+        assert_eq!(super::auto_table_mib(6, 48, Some(24)), 64.min(cap));
+        assert_eq!(super::auto_table_mib(6, 60, Some(28)), 2048.min(cap));
     }
 
     #[test]
