@@ -110,10 +110,16 @@ pub struct TranspositionTable {
     active: AtomicUsize,
 }
 
-/// The buckets in use at first: 64 MiB of table. Smaller first prefixes were measured to cost
-/// the small searches of `kalah bench` up to 57% more nodes (each doubling strands half the
-/// entries), and a search that touches all of 64 MiB spends about 0.1 s on it.
+/// The buckets in use at first in a table of more than [`GROW_ABOVE`] buckets: 64 MiB. A
+/// search that touches all of 64 MiB spends about 0.1 s on it.
 const FIRST_ACTIVE: usize = (64 << 20) / BUCKET_BYTES;
+
+/// Tables of at most this many buckets (512 MiB) are used whole from the start. Growing costs
+/// the searches that outgrow the first prefix: measured with one thread, Kalah(6,3) in a
+/// 128 MiB table grown from 64 MiB searched 24% more nodes, and `kalah bench` grown from
+/// 1 MiB 57% more (each growth strands most of the entries stored so far). Searches that
+/// need a table of gigabytes are long enough for an early growth to cost little.
+const GROW_ABOVE: usize = (512 << 20) / BUCKET_BYTES;
 
 /// Buckets in use per node searched: the table doubles its buckets in use while they are
 /// fewer than this many times the nodes searched.
@@ -156,19 +162,20 @@ impl TranspositionTable {
         Ok(TranspositionTable {
             words,
             buckets,
-            active: AtomicUsize::new(FIRST_ACTIVE.min(buckets)),
+            active: AtomicUsize::new(first_active(buckets)),
         })
     }
 
-    /// Grows the buckets in use for a search that has searched `nodes` nodes: doubles them
-    /// (up to the whole table) while they are fewer than the nodes.
+    /// Grows the buckets in use for a search that has searched `nodes` nodes: makes them eight
+    /// times as many (up to the whole table) while they are fewer than the nodes.
     ///
-    /// **Growing by use.** The table is an upper bound: a search uses a prefix of it that
-    /// grows with its nodes, so a small search touches megabytes of a table of gigabytes (each
-    /// page it touches costs the kernel a zeroed page, of 2 MiB with huge pages). A board's
-    /// bucket depends on the buckets in use, so after a doubling half the boards are looked
-    /// for where they were not stored: a miss, never a wrong bound (the fingerprint still has
-    /// to match), which costs some search again.
+    /// **Growing by use.** A table of more than 512 MiB is an upper bound: a search uses a
+    /// prefix of it, 64 MiB at first, that grows eightfold whenever the nodes searched exceed
+    /// its buckets, so a small search touches megabytes of a table of gigabytes (each page it
+    /// touches costs the kernel a zeroed page, of 2 MiB with huge pages). A board's bucket
+    /// depends on the buckets in use, so after a growth most boards are looked for where they
+    /// were not stored: a miss, never a wrong bound (the fingerprint still has to match), which
+    /// costs some search again.
     #[inline]
     pub fn grow(&self, nodes: u64) {
         let mut active = self.active.load(Ordering::Relaxed);
@@ -216,7 +223,7 @@ impl TranspositionTable {
     /// first buckets again.
     pub fn clear(&self) {
         self.active
-            .store(FIRST_ACTIVE.min(self.buckets), Ordering::Relaxed);
+            .store(first_active(self.buckets), Ordering::Relaxed);
         for word in self.words.iter() {
             word.store(0, Ordering::Relaxed);
         }
@@ -300,6 +307,15 @@ impl TranspositionTable {
         }
         let pair = &slots[victim * ENTRY_WORDS..(victim + 1) * ENTRY_WORDS];
         write(pair, check, entry.pack());
+    }
+}
+
+/// The buckets in use at first in a table of `buckets` buckets.
+fn first_active(buckets: usize) -> usize {
+    if buckets > GROW_ABOVE {
+        FIRST_ACTIVE
+    } else {
+        buckets
     }
 }
 
