@@ -166,10 +166,13 @@ impl TranspositionTable {
     #[inline]
     pub fn grow(&self, nodes: u64) {
         let mut active = self.active.load(Ordering::Relaxed);
-        while active < self.buckets && (active as u64).saturating_mul(NODES_PER_ACTIVE_BUCKET) < nodes
+        while active < self.buckets
+            && (active as u64).saturating_mul(NODES_PER_ACTIVE_BUCKET) < nodes
         {
             let wider = active.saturating_mul(2).min(self.buckets);
-            match self.active.compare_exchange(active, wider, Ordering::Relaxed, Ordering::Relaxed)
+            match self
+                .active
+                .compare_exchange(active, wider, Ordering::Relaxed, Ordering::Relaxed)
             {
                 Ok(_) => active = wider,
                 Err(now) => active = now,
