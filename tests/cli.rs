@@ -160,7 +160,7 @@ fn progress_goes_to_a_log_as_plain_lines() {
     // stderr is a pipe here, not a terminal: plain lines, at the interval the hidden variable
     // asks for (the default, 5 s, would make the test slow).
     let dir = fresh_dir("progress-lines");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let out = cli_common::command()
         .args([
             "db",
             "build",
@@ -197,7 +197,7 @@ fn progress_goes_to_a_log_as_plain_lines() {
     }
     // 0 turns the lines off; the per-level lines stay.
     let _ = std::fs::remove_dir_all(&dir);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let out = cli_common::command()
         .args(["db", "build", "--houses", "3", "--max-seeds", "8", "--dir"])
         .arg(&dir)
         .env("KALAH_PROGRESS_EVERY", "0")
@@ -726,7 +726,7 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
     let mut small = vec!["analyze", "<6,0,0,1,0,0,2,0,1,0,1,0,3,0,0>"];
     small.extend_from_slice(&args);
     assert!(kalah(&small).status.success());
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let mut child = cli_common::command()
         .args([
             "solve",
             "-m",
@@ -1198,6 +1198,7 @@ fn a_table_file_save_that_fails_is_an_error_after_the_answer() {
     let mut command = std::process::Command::new("sh");
     command.args(["-c", "ulimit -f 64; trap '' XFSZ; exec \"$0\" \"$@\""]);
     command.arg(env!("CARGO_BIN_EXE_kalah"));
+    command.env(cli_common::DB_HOME_VAR, cli_common::missing_db_home());
     command.args([
         "solve",
         "-m",

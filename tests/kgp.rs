@@ -8,11 +8,12 @@
 
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::Command;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use kalah::bots::kgp::{self, ClientConfig, Event, KgpError, Summary};
+
+mod cli_common;
 
 /// Kalah(12,12) at the start: far too big to solve, so a search runs until stopped.
 const BIG: &str =
@@ -396,7 +397,7 @@ fn bad_lines_from_the_server_are_ignored_with_a_note() {
     // The mover's row is empty: nothing to move, only a yield.
     assert_eq!(
         ask_until_yield(&mut conn, 13, "<3,0,0,0,0,0,1,1,1>", secs(2)),
-        vec![]
+        Vec::<usize>::new()
     );
     // The other row is empty (the game is over here): still a legal move.
     assert_eq!(
@@ -579,7 +580,7 @@ fn temp_log(name: &str) -> std::path::PathBuf {
 fn the_binary_plays_logs_and_exits_on_goodbye() {
     let (listener, port) = listen();
     let log = temp_log("plays");
-    let child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let child = cli_common::command()
         .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
         .args(["--name", "bin", "--time-per-move", "0.3", "--tt-mb", "16"])
         .arg("--log")
@@ -612,7 +613,7 @@ fn the_binary_gives_up_with_one_line_and_exit_code_1() {
     let (listener, port) = listen();
     drop(listener);
     let log = temp_log("gives-up");
-    let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let out = cli_common::command()
         .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
         .args(["--retries", "1", "--retry-delay", "0.05"])
         .arg("--log")
@@ -630,7 +631,7 @@ fn the_binary_gives_up_with_one_line_and_exit_code_1() {
     );
     let _ = std::fs::remove_file(&log);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let out = cli_common::command()
         .args([
             "kgp",
             "--host",

@@ -3,7 +3,7 @@
 //! library driven line by line.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -15,6 +15,8 @@ use kalah::bots::mankalah::{
 use kalah::play::Action;
 use kalah::play::anytime::EngineConfig;
 use kalah::{Move, Side};
+
+mod cli_common;
 
 // ---------------------------------------------------------------------------------------------
 // The fake engine's rules: Kalah(7,7) on the protocol's 16 numbers.
@@ -146,7 +148,7 @@ struct Process {
 
 impl Process {
     fn spawn(args: &[&str]) -> Process {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        let mut child = cli_common::command()
             .arg("mankalah")
             .args(args)
             .stdin(Stdio::piped())
@@ -661,7 +663,7 @@ fn a_long_or_binary_line_is_refused() {
 #[test]
 fn an_endless_line_is_refused_at_once_and_control_characters_are_shown_escaped() {
     // /dev/zero is one line that never ends: refused as soon as it passes the bound.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let mut child = cli_common::command()
         .arg("mankalah")
         .stdin(Stdio::from(std::fs::File::open("/dev/zero").unwrap()))
         .stdout(Stdio::piped())
@@ -736,7 +738,7 @@ fn bad_arguments_are_refused() {
         &["--time-budget", "soon"],
         &["--threads", "0"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_kalah"))
+        let out = cli_common::command()
             .arg("mankalah")
             .args(args)
             .stdin(Stdio::null())

@@ -660,6 +660,7 @@ fn a_long_match_runs_in_a_fixed_amount_of_memory() {
     let limited = |args: &[&str]| {
         let mut command = std::process::Command::new("sh");
         command.env("MALLOC_ARENA_MAX", "1");
+        command.env(cli_common::DB_HOME_VAR, cli_common::missing_db_home());
         command.args(["-c", "ulimit -v 65536; exec \"$0\" \"$@\""]);
         command.arg(env!("CARGO_BIN_EXE_kalah")).args(args);
         let out = run_within(command, "", LIMIT);

@@ -2,7 +2,7 @@
 //! by one (boards drawn), the pie rule, records, the engines (alphabeta == minimax), the
 //! learner, and scripted games through the `kalah play` binary.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 mod cli_common;
 use cli_common::{fresh_dir, kalah_watched, run_within, wait_within};
@@ -324,7 +324,7 @@ fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
     // Shared by the tests running at once: made if missing, never emptied.
     let dir = std::env::temp_dir().join(format!("kalah-play-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let mut child = cli_common::command()
         .arg("play")
         .args(args)
         .current_dir(&dir)
@@ -459,7 +459,7 @@ fn a_long_line_or_bytes_that_are_not_text_at_the_prompt_get_one_message_and_the_
 #[test]
 fn hints_above_the_database_search_with_it_and_say_the_same() {
     let dir = fresh_dir("play-hint-db");
-    let built = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let built = cli_common::command()
         .args(["db", "build", "--houses", "4", "--max-seeds", "8", "--dir"])
         .arg(&dir)
         .output()
@@ -539,7 +539,7 @@ fn a_saved_game_resumes_where_it_stopped_and_is_saved_after_every_move() {
 
     // A session killed while a human thinks leaves the moves made so far.
     let killed = dir.join("killed.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let mut child = cli_common::command()
         .args([
             "play", "-m", "4", "-n", "3", "--north", "greedy", "--record",
         ])
@@ -577,7 +577,7 @@ const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `kalah play ARGS` with `input` on stdin, in `dir`, within [`LIMIT`].
 fn play_in(dir: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    let mut command = cli_common::command();
     command.arg("play").args(args).current_dir(dir);
     run_within(command, input, LIMIT)
 }
@@ -649,7 +649,7 @@ fn a_second_game_on_the_same_record_is_refused_while_the_first_runs() {
     let file = dir.join("g.txt");
     let path = file.to_str().unwrap();
     // The first game: a human South who has made one move, and waits for the next.
-    let mut first = Command::new(env!("CARGO_BIN_EXE_kalah"))
+    let mut first = cli_common::command()
         .args([
             "play", "-m", "4", "-n", "3", "--north", "greedy", "--record", path,
         ])
@@ -776,7 +776,7 @@ fn a_swap_says_who_now_plays_which_side() {
 #[test]
 fn an_engine_thinking_is_never_silent_in_a_log() {
     let dir = fresh_dir("play-thinking");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    let mut command = cli_common::command();
     command
         .args([
             "play",

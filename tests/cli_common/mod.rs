@@ -3,11 +3,31 @@
 // Each test file uses some of them.
 #![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// The environment variable that names the database home (`kalah::db::home::HOME_VAR`).
+pub const DB_HOME_VAR: &str = "KALAH_DB";
+
+/// A database home that does not exist (`kalah-no-db-home-PID` in the system's temporary
+/// directory, never made): the home of every `kalah` the tests run, so that a developer's
+/// own database (~/.local/share/kalah) never changes what they see.
+pub fn missing_db_home() -> PathBuf {
+    std::env::temp_dir().join(format!("kalah-no-db-home-{}", std::process::id()))
+}
+
+/// The `kalah` binary, to be given its arguments, with [`missing_db_home`] as its database
+/// home: every test runs `kalah` through this (a test about the home sets `KALAH_DB`, or
+/// removes it, itself).
+pub fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    command.env(DB_HOME_VAR, missing_db_home());
+    command
+}
 
 /// Runs `kalah` with `args`.
 pub fn kalah(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kalah"))
+    command()
         .args(args)
         .output()
         .expect("the kalah binary runs")
@@ -182,14 +202,14 @@ pub fn run_within(mut command: Command, input: &str, limit: std::time::Duration)
 
 /// Runs `kalah` with `args` and nothing on stdin, as [`wait_within`] waits for it.
 pub fn kalah_within(args: &[&str], limit: std::time::Duration) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
+    let mut command = command();
     command.args(args);
     run_within(command, "", limit)
 }
 
 /// Starts `kalah` with `args`, its stdin, stdout and stderr piped.
 fn spawn_piped(args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_kalah"))
+    command()
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
