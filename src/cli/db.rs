@@ -322,7 +322,11 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
     let mut input = std::io::stdin().lock();
     let answer = match kalah::text::read_line_cut(&mut input, 64) {
         Ok(Some(kalah::text::Line::Text(text))) => text,
-        _ => String::new(),
+        _ => {
+            // No answer (the end of the input): end the question's line.
+            eprintln!();
+            String::new()
+        }
     };
     match answer.trim().to_ascii_lowercase().as_str() {
         "y" | "yes" => Ok(()),
