@@ -5,7 +5,8 @@ empty, and a fresh working directory), and writes what each printed under it.
 
     cargo build --release && python3 scripts/readme-tour.py [README.md]
 
-Outputs longer than 14 lines are cut to their first 3 and last 6 lines around a `...` line.
+Outputs longer than 24 lines are cut to their first 14 and last 6 lines around a `...` line;
+the temporary home directory is written `~`.
 Times and rates differ from run to run; the machine is the one that ran the script.
 """
 
@@ -16,7 +17,7 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MAX_LINES = 14
+MAX_LINES = 24
 
 
 def run_tour(readme: pathlib.Path) -> None:
@@ -65,9 +66,10 @@ def run_tour(readme: pathlib.Path) -> None:
                     text=True,
                     timeout=600,
                 )
-                printed = done.stdout.rstrip("\n").split("\n") if done.stdout.strip() else []
+                text = done.stdout.replace(str(home), "~")
+                printed = text.rstrip("\n").split("\n") if text.strip() else []
                 if len(printed) > MAX_LINES:
-                    printed = printed[:3] + ["..."] + printed[-6:]
+                    printed = printed[:14] + ["..."] + printed[-6:]
                 out.extend(printed)
                 # Skip the old output, up to the next command, blank line + command, or the end.
                 i += 1

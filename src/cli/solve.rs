@@ -28,10 +28,11 @@ pub struct SearchArgs {
     #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
 
-    /// Transposition table size in MiB, 1 to the machine's physical memory (default: by the
-    /// seeds on the board, 512 MiB for Kalah(6,4), doubling every 6 seeds, at most 8192; with
-    /// --db, by the seeds above the database, 64 MiB for 24, 2048 for 32). Memory is used only
-    /// where touched.
+    /// Transposition table size in MiB, 1 to the machine's physical memory. Default: for this
+    /// board, the least of: by the seeds (512 MiB for Kalah(6,4), doubling every 6 seeds,
+    /// 16 to 8192; with databases, by the seeds above them: 64 MiB for 24, 2048 for 32), room
+    /// for every board that can occur (1 MiB for Kalah(2,2)), and a quarter of the physical
+    /// memory. A table above 512 MiB is used from 64 MiB up, growing with the search.
     #[arg(long = "tt-mb", value_name = "MIB", value_parser = super::args::mib())]
     tt_mb: Option<usize>,
 
