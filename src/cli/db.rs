@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use kalah::Rules;
@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::CliError;
 use super::args::{print_json, rules_parser};
-use super::progress::{Indicator, human_rate};
+use super::progress::{Indicator, human_bytes, human_duration, human_rate};
 
 /// Endgame databases: the exact value of every board with up to K seeds on it.
 ///
@@ -314,7 +314,7 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
         dir.display(),
         human_bytes(cost.bytes),
         free.map_or("unknown space".to_owned(), human_bytes),
-        human_duration(seconds),
+        human_duration(Duration::from_secs_f64(seconds)),
         if threads == 1 { "" } else { "s" }
     );
     eprint!("Build it? [y/N] ");
@@ -353,39 +353,6 @@ fn level_ranges(levels: &[u32]) -> String {
         i = j + 1;
     }
     parts.join(", ")
-}
-
-/// Bytes for people, in decimal units: `1.25 GB`, `812 kB`.
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["kB", "MB", "GB", "TB", "PB"];
-    if bytes < 1000 {
-        return format!("{bytes} bytes");
-    }
-    let mut value = bytes as f64 / 1000.0;
-    let mut unit = 0;
-    while value >= 999.95 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    let digits = if value < 9.995 {
-        2
-    } else if value < 99.95 {
-        1
-    } else {
-        0
-    };
-    format!("{value:.digits$} {}", UNITS[unit])
-}
-
-/// A rough time for people: `40 s`, `3 min`, `2.5 h`.
-fn human_duration(seconds: f64) -> String {
-    if seconds < 90.0 {
-        format!("{:.0} s", seconds.max(1.0))
-    } else if seconds < 90.0 * 60.0 {
-        format!("{:.0} min", seconds / 60.0)
-    } else {
-        format!("{:.1} h", seconds / 3600.0)
-    }
 }
 
 /// The error of a command that writes in a database directory: another writer there (the

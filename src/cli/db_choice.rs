@@ -35,6 +35,16 @@ pub struct DbChoice {
 }
 
 impl DbChoice {
+    /// The directory to read for any variant (a bot meets several board sizes): --db if
+    /// given; else the database home if it exists; else none.
+    pub fn dir(&self) -> Option<PathBuf> {
+        match (&self.db, self.no_db) {
+            (_, true) => None,
+            (Some(dir), false) => Some(dir.clone()),
+            (None, false) => kalah::db::home::home().filter(|home| home.is_dir()),
+        }
+    }
+
     /// The directory to read for `houses` houses under `rules`: --db if given; else the
     /// database home if it holds a level of that variant; else none.
     pub fn locate(&self, houses: usize, rules: Rules) -> Result<Option<PathBuf>, CliError> {

@@ -120,12 +120,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
             )));
         }
     }
-    // Without --db, the database home, if there is one.
-    let db_dir = match (&args.db.db, args.db.no_db) {
-        (_, true) => None,
-        (Some(dir), false) => Some(dir.clone()),
-        (None, false) => kalah::db::home::home().filter(|home| home.is_dir()),
-    };
+    let db_dir = args.db.dir();
     let config = ClientConfig {
         host: args.host.trim().to_owned(),
         port: args.port,

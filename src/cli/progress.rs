@@ -113,12 +113,19 @@ const PREFIXES: [&str; 6] = ["k", "M", "G", "T", "P", "E"];
 /// `value` (at least 1000) with three significant digits and a prefix: `17.8M`, `1.25G`,
 /// `950k`.
 fn prefixed(value: f64) -> String {
+    let (number, prefix) = scaled(value);
+    format!("{number}{prefix}")
+}
+
+/// `value` (at least 1000) as three significant digits and the prefix they are counted in:
+/// (`17.8`, `M`).
+fn scaled(value: f64) -> (String, &'static str) {
     let mut scaled = value;
     for prefix in PREFIXES {
         scaled /= 1000.0;
         // Rounded to three digits first, so that 999 950 reads 1.00M, not 1000k.
         if three_digits(scaled) < 1000.0 || prefix == "E" {
-            return format!("{}{prefix}", with_three_digits(scaled));
+            return (with_three_digits(scaled), prefix);
         }
     }
     unreachable!("the last prefix returns")
@@ -155,6 +162,16 @@ pub fn human_count(n: u64) -> String {
     } else {
         prefixed(n as f64)
     }
+}
+
+/// Bytes for people, in decimal units: exact below 1000 (`812 bytes`), else three
+/// significant digits (`1.25 GB`, `41.7 TB`).
+pub fn human_bytes(n: u64) -> String {
+    if n < 1000 {
+        return format!("{n} bytes");
+    }
+    let (number, prefix) = scaled(n as f64);
+    format!("{number} {prefix}B")
 }
 
 /// A rate for people: three significant digits, a prefix from 1000 up, the unit and `/s`
@@ -479,6 +496,14 @@ mod tests {
         for (n, text) in cases {
             assert_eq!(human_count(n), text, "{n}");
         }
+    }
+
+    #[test]
+    fn bytes_are_exact_below_a_thousand_then_take_three_digits_and_a_unit() {
+        assert_eq!(human_bytes(812), "812 bytes");
+        assert_eq!(human_bytes(1_254_000_000), "1.25 GB");
+        assert_eq!(human_bytes(41_700_000_000_000), "41.7 TB");
+        assert_eq!(human_bytes(74_500_000_000), "74.5 GB");
     }
 
     #[test]

@@ -513,13 +513,7 @@ pub fn build_cost(
     rules: Rules,
     max_level: u32,
 ) -> Result<BuildCost, DbError> {
-    let layout = Layout::new(houses, max_level).ok_or_else(|| {
-        DbError::Unsupported(format!(
-            "databases index 1 to {} houses a side and levels up to {}",
-            crate::db::MAX_DB_HOUSES,
-            crate::db::MAX_LEVEL
-        ))
-    })?;
+    let layout = Layout::checked(houses, max_level)?;
     let mut cost = BuildCost::default();
     for k in 0..=max_level {
         if dir.join(level_file_name(houses, rules, k)).exists() {
@@ -579,13 +573,7 @@ pub fn build_in_memory(
 /// The layout of the levels `0..=max_level` for `houses`, if databases index them and their
 /// build fits in [`build_memory_limit`] (with every level held in memory if `in_memory`).
 fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbError> {
-    let layout = Layout::new(houses, max_level).ok_or_else(|| {
-        DbError::Unsupported(format!(
-            "databases index 1 to {} houses a side and levels up to {}",
-            crate::db::MAX_DB_HOUSES,
-            crate::db::MAX_LEVEL
-        ))
-    })?;
+    let layout = Layout::checked(houses, max_level)?;
     let below: u64 = if in_memory {
         (0..max_level).map(|k| layout.level_len(k)).sum()
     } else {

@@ -77,6 +77,15 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// [`Layout::new`], or the error that says what databases index.
+    pub fn checked(m: usize, max_level: u32) -> Result<Layout, crate::db::DbError> {
+        Layout::new(m, max_level).ok_or_else(|| {
+            crate::db::DbError::Unsupported(format!(
+                "databases index 1 to {MAX_DB_HOUSES} houses a side and levels up to {MAX_LEVEL}"
+            ))
+        })
+    }
+
     /// The layout of levels `0..=max_level` with `m` houses a side; `None` outside
     /// `1..=MAX_DB_HOUSES` houses or above [`MAX_LEVEL`].
     pub fn new(m: usize, max_level: u32) -> Option<Layout> {

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use crate::board::Board;
 use crate::db::index::Layout;
 use crate::db::storage::{Access, Checked, Level, open_level};
-use crate::db::{DbError, MAX_LEVEL, decode, finished_f, level_file_name, parse_level_file_name};
+use crate::db::{DbError, decode, finished_f, level_file_name, parse_level_file_name};
 use crate::lanes::Lanes;
 use crate::notation::Turn;
 use crate::position::{Move, Position};
@@ -154,12 +154,7 @@ impl Tablebase {
         access: Access,
         max_level: u32,
     ) -> Result<Tablebase, DbError> {
-        let layout = Layout::new(houses, max_level).ok_or_else(|| {
-            DbError::Unsupported(format!(
-                "databases index 1 to {} houses a side and levels up to {MAX_LEVEL}",
-                crate::db::MAX_DB_HOUSES
-            ))
-        })?;
+        let layout = Layout::checked(houses, max_level)?;
         Ok(Tablebase {
             dir: dir.to_path_buf(),
             houses,
