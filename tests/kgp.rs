@@ -39,8 +39,10 @@ struct Conn {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
     partial: String,
-    /// Every line received, in order.
+    /// Every line received, in order, as sent.
     seen: Vec<String>,
+    /// The client's id on the last line returned (the client numbers its moves).
+    last_id: Option<u64>,
 }
 
 impl Conn {
@@ -55,6 +57,7 @@ impl Conn {
                         writer: stream,
                         partial: String::new(),
                         seen: Vec::new(),
+                        last_id: None,
                     };
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
@@ -89,7 +92,9 @@ impl Conn {
                     let line = std::mem::take(&mut self.partial);
                     let line = line.trim_end_matches(['\r', '\n']).to_owned();
                     self.seen.push(line.clone());
-                    return Some(line);
+                    let (id, line) = split_id(&line);
+                    self.last_id = id;
+                    return Some(line.to_owned());
                 }
                 Ok(_) => {}
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
@@ -129,6 +134,16 @@ impl Conn {
     }
 }
 
+/// A line's own id, if it starts with one (`3@8 move 2`), and the line without it
+/// (`@8 move 2`).
+fn split_id(line: &str) -> (Option<u64>, &str) {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match line[..digits].parse() {
+        Ok(id) if line[digits..].starts_with(['@', ' ']) => (Some(id), line[digits..].trim_start()),
+        _ => (None, line),
+    }
+}
+
 fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }
@@ -155,7 +170,8 @@ fn legal(board: &str, house: usize) -> bool {
     (1..=m).contains(&house) && numbers[2 + house] > 0
 }
 
-/// Asks state `id` about `board` and reads up to its `yield`; returns the houses moved.
+/// Asks state `id` about `board` and reads up to its `yield`; returns the houses moved (a
+/// move repeated at once counted once).
 fn ask_until_yield(conn: &mut Conn, id: u64, board: &str, within: Duration) -> Vec<usize> {
     conn.send(&format!("{id} state {board}"));
     let mut moves = Vec::new();
@@ -170,13 +186,71 @@ fn ask_until_yield(conn: &mut Conn, id: u64, board: &str, within: Duration) -> V
         };
         if let Some(house) = move_of(&line, id) {
             assert!(legal(board, house), "illegal move {house} on {board}");
-            moves.push(house);
+            // A move sent again (see the client's `request` module) counts once.
+            if moves.last() != Some(&house) {
+                moves.push(house);
+            }
         } else if line == format!("@{id} yield") {
             return moves;
         } else {
             panic!("unexpected line {line:?} while answering {board}");
         }
     }
+}
+
+/// What the practice server made of one state (see [`ask_racing`]).
+#[derive(Debug)]
+struct Raced {
+    /// Moves it accepted, in order.
+    accepted: Vec<usize>,
+    /// Moves and yields it refused with an error.
+    refused: usize,
+    /// The yield it accepted, if one came.
+    yielded: bool,
+}
+
+impl Raced {
+    /// The move the server plays: the last one accepted before an accepted yield; `None`
+    /// stands for its random move (no yield accepted, or no move before it).
+    fn played(&self) -> Option<usize> {
+        if self.yielded {
+            self.accepted.last().copied()
+        } else {
+            None
+        }
+    }
+}
+
+/// State `id` asked the way the KWARC practice server does it, race included: the state is
+/// recorded only `late` after its line is sent. A `move` or `yield` that arrives before gets
+/// `error "No state associated with id"` (referencing its own id) and is dropped. Reads until
+/// an accepted `yield`, or `within`.
+fn ask_racing(conn: &mut Conn, id: u64, board: &str, late: Duration, within: Duration) -> Raced {
+    conn.send(&format!("{id} state {board}"));
+    let recorded = Instant::now() + late;
+    let deadline = Instant::now() + within;
+    let mut raced = Raced {
+        accepted: Vec::new(),
+        refused: 0,
+        yielded: false,
+    };
+    while let Some(line) = conn.line(deadline.saturating_duration_since(Instant::now())) {
+        let house = move_of(&line, id);
+        let yielded = line == format!("@{id} yield");
+        assert!(house.is_some() || yielded, "unexpected line {line:?}");
+        if Instant::now() < recorded {
+            raced.refused += 1;
+            let to = conn.last_id.map_or(String::new(), |i| format!("@{i}"));
+            conn.send(&format!("100{to} error \"No state associated with id\""));
+        } else if let Some(house) = house {
+            assert!(legal(board, house), "illegal move {house} on {board}");
+            raced.accepted.push(house);
+        } else {
+            raced.yielded = true;
+            break;
+        }
+    }
+    raced
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -646,4 +720,75 @@ fn the_binary_gives_up_with_one_line_and_exit_code_1() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn moves_refused_by_a_server_not_yet_ready_are_sent_again_and_the_yield_waits_for_them() {
+    // The server records the state half a second late; the client answers SMALL (solved at
+    // once) within that, is refused, and must send its move again after its pause (1 s here)
+    // and yield only once that move has stood, so the server plays the client's move.
+    let (listener, port) = listen();
+    let client = client(port, |c| {
+        c.time_per_move = secs(10);
+        c.resend_pause = secs(1);
+    });
+    let mut conn = Conn::accept(&listener);
+    conn.handshake();
+    let raced = ask_racing(&mut conn, 3, SMALL, ms(500), secs(20));
+    conn.send("5 goodbye");
+    let out = client.join().unwrap();
+    let answer = answers(&out.events)[0].clone();
+    let last = answer.last.expect("the engine answered");
+    assert!(last.exact, "{answer}");
+    assert!(raced.yielded, "{raced:?}; lines: {:?}", conn.seen);
+    assert_eq!(
+        raced.played().map(|h| h.to_string()),
+        Some(last.action.to_string()),
+        "{raced:?}"
+    );
+    // Each move carries an id of the client's, so the errors name it.
+    assert!(
+        conn.seen.iter().any(|l| l.starts_with("1@3 move ")),
+        "{:?}",
+        conn.seen
+    );
+    assert_eq!(answer.refused as usize, raced.refused, "{answer}");
+    if raced.refused > 0 {
+        assert!(answer.resent >= 1, "{answer}");
+        assert!(out.log.contains("from the server"), "{}", out.log);
+    }
+}
+
+#[test]
+fn a_move_sent_at_once_is_sent_again_before_the_yield() {
+    // The window in which the practice server drops a move without a word: a move that came
+    // back before the pause is sent again once the pause has passed, then stands a pause.
+    let (listener, port) = listen();
+    let client = client(port, |c| {
+        c.time_per_move = secs(10);
+        c.resend_pause = ms(300);
+    });
+    let mut conn = Conn::accept(&listener);
+    conn.handshake();
+    let asked = Instant::now();
+    let moves = ask_until_yield(&mut conn, 3, SMALL, secs(10));
+    let took = asked.elapsed();
+    conn.send("5 goodbye");
+    let out = client.join().unwrap();
+    let answer = answers(&out.events)[0].clone();
+    assert!(took >= ms(600), "yield after {took:?}: {answer}");
+    let sent: Vec<&String> = conn
+        .seen
+        .iter()
+        .filter(|l| l.contains("@3 move "))
+        .collect();
+    if answer.moves[0].after < ms(300) {
+        assert!(sent.len() >= 2 && answer.resent >= 1, "{sent:?}; {answer}");
+        let house = |l: &str| l.rsplit(' ').next().unwrap().to_owned();
+        assert_eq!(house(sent[sent.len() - 1]), house(sent[sent.len() - 2]));
+        assert_eq!(
+            house(sent[sent.len() - 1]),
+            moves.last().unwrap().to_string()
+        );
+    }
 }

@@ -15,8 +15,9 @@
 //!   thread, also in the middle of a search.
 //! - **`state <board>`**: the board is always seen from the side to move, called South here
 //!   (KGP: the first store and the first row are the mover's); any size. The client sends
-//!   `@id move k` (house k, 1-based, referencing the state's id) as soon as it has a legal move
-//!   and again each time its search changes its mind, then `@id yield` when it is done: the
+//!   `n@id move k` (house k, 1-based, referencing the state's id; n is the client's own id) as
+//!   soon as it has a legal move and again each time its search changes its mind, then
+//!   `@id yield` when it is done and its last move has stood (see the race below): the
 //!   value is exact, or its own time ([`ClientConfig::time_per_move`], capped by the server's
 //!   `set time:clock`) is up. A move is checked against the board before it is sent: the
 //!   client never sends an illegal move. Boards the engine cannot take (more than 12 houses a
@@ -41,9 +42,15 @@
 //!   [`ClientConfig::retries`] times in a row; a session that answered a state resets the
 //!   count.
 //!
-//! The client's own commands carry no ids, only references. Each answered state is one line
-//! in the log: the board, every move sent and when, the final choice, yield or stop, the time
-//! used and the nodes searched.
+//! - **The server's race**: the KWARC practice server records a state only just after sending
+//!   it, and refuses a `move` that comes back sooner with `error`. Every `move` carries an id of
+//!   the client's (odd numbers), so the error names it; the client sends its best move again
+//!   after [`ClientConfig::resend_pause`], and yields only once a move has stood that long
+//!   (`request` module).
+//!
+//! The client's other commands carry no ids, only references. Each answered state is one
+//! line in the log: the board, every move sent and when, the final choice, errors and moves
+//! sent again, yield or stop, the time used and the nodes searched.
 //!
 //! The engine is [`crate::play::anytime::Engine`] under standard rules, one thread. The KGP
 //! server ends a game as soon as one store holds more than half of all seeds; that decides the
@@ -57,9 +64,9 @@ use std::io::{self, BufReader, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -69,6 +76,10 @@ use crate::play::{Action, Game, GameRules, PlayRules, PlayState};
 use crate::position::{AnyPosition, Move, Setup};
 use crate::rules::Rules;
 use crate::text::{self, Line, escape, quote};
+
+mod request;
+
+use request::{Request, Shared, lock};
 
 /// The longest command line taken, in bytes, line break excluded: the spec's limit (16384
 /// characters). A longer line is read to its end in bounded memory and ignored.
@@ -95,6 +106,12 @@ const MIN_THINKING: Duration = Duration::from_millis(100);
 
 /// The margin kept on the server's clock (`set time:clock`).
 const CLOCK_MARGIN: Duration = Duration::from_millis(500);
+
+/// The default [`ClientConfig::resend_pause`].
+pub const DEFAULT_RESEND_PAUSE: Duration = Duration::from_millis(50);
+
+/// The longest [`ClientConfig::resend_pause`] taken.
+pub const MAX_RESEND_PAUSE: Duration = Duration::from_secs(1);
 
 // ---------------------------------------------------------------------------------------------
 // Commands
@@ -380,6 +397,10 @@ pub struct ClientConfig {
     pub retries: u32,
     /// The wait before the first reconnection attempt; it doubles with each further one.
     pub retry_delay: Duration,
+    /// How long after an `error` for one of its moves the client sends its best move again,
+    /// and how long a move must stand before `yield` (see the `request` module: the practice
+    /// server records a state only just after sending it). At most [`MAX_RESEND_PAUSE`].
+    pub resend_pause: Duration,
 }
 
 impl ClientConfig {
@@ -398,6 +419,7 @@ impl ClientConfig {
             tt_mib: 64,
             retries: 5,
             retry_delay: Duration::from_secs(1),
+            resend_pause: DEFAULT_RESEND_PAUSE,
         }
     }
 
@@ -440,6 +462,11 @@ pub struct Answer {
     pub last: Option<Thought>,
     /// A `yield` was sent.
     pub yielded: bool,
+    /// `error`s the server sent for this state's moves.
+    pub refused: u32,
+    /// Moves sent again: after an error, or because the first went before the server was
+    /// surely ready for it.
+    pub resent: u32,
     /// The server stopped the request.
     pub stopped: bool,
     /// What else to know: the simple rule was used, the board was cut short, ...
@@ -483,6 +510,13 @@ impl fmt::Display for Answer {
         }
         if let Some(note) = &self.note {
             write!(f, "; {note}")?;
+        }
+        if self.refused > 0 {
+            let s = if self.refused == 1 { "" } else { "s" };
+            write!(f, "; {} error{s} from the server", self.refused)?;
+        }
+        if self.resent > 0 {
+            write!(f, "; sent again {}x", self.resent)?;
         }
         if self.stopped {
             f.write_str("; stopped by the server")?;
@@ -645,46 +679,6 @@ enum Incoming {
     Closed(String),
 }
 
-/// One `state` in flight.
-struct Request {
-    id: Option<u64>,
-    /// The server sent `stop` for it: send nothing more.
-    stopped: AtomicBool,
-    /// The engine must stop: stopped, cut short by a newer state, or the connection is lost.
-    halt: AtomicBool,
-}
-
-/// What the two threads of a connection share.
-struct Shared {
-    writer: Mutex<TcpStream>,
-    requests: Mutex<Vec<Arc<Request>>>,
-}
-
-/// Locks, also after a panic elsewhere (the data stays usable).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Shared {
-    /// Sends one command, CRLF-terminated, in one piece.
-    fn send(&self, command: &Command) -> io::Result<()> {
-        let line = format!("{command}\r\n");
-        let mut w = lock(&self.writer);
-        w.write_all(line.as_bytes())?;
-        w.flush()
-    }
-
-    fn halt_all(&self) {
-        for r in lock(&self.requests).iter() {
-            r.halt.store(true, Ordering::SeqCst);
-        }
-    }
-
-    fn finish(&self, request: &Arc<Request>) {
-        lock(&self.requests).retain(|r| !Arc::ptr_eq(r, request));
-    }
-}
-
 impl Client<'_> {
     fn run(&mut self) -> Result<Summary, KgpError> {
         let address = self.config.address();
@@ -778,10 +772,8 @@ impl Client<'_> {
                 };
             }
         };
-        let shared = Arc::new(Shared {
-            writer: Mutex::new(writer),
-            requests: Mutex::new(Vec::new()),
-        });
+        let pause = self.config.resend_pause.min(MAX_RESEND_PAUSE);
+        let shared = Arc::new(Shared::new(writer, pause));
         let (tx, rx) = mpsc::channel();
         let reading = {
             let shared = shared.clone();
@@ -981,6 +973,8 @@ impl Client<'_> {
             moves: Vec::new(),
             last: None,
             yielded: false,
+            refused: 0,
+            resent: 0,
             stopped: false,
             note: None,
             elapsed: Duration::ZERO,
@@ -991,7 +985,10 @@ impl Client<'_> {
             answer.elapsed = received.elapsed();
             return Some(answer);
         }
-        let deadline = received + self.budget(received);
+        // The last move must stand for a pause before the yield (see `request`).
+        let pause = self.config.resend_pause.min(MAX_RESEND_PAUSE);
+        let budget = self.budget(received);
+        let deadline = received + budget.saturating_sub(pause).max(budget / 2);
         let ok = match self.playable(board) {
             Ok(state) => self.think(shared, request, &state, received, deadline, &mut answer),
             Err(why) => {
@@ -1002,10 +999,12 @@ impl Client<'_> {
                 }
             }
         };
+        let ok = ok.and_then(|()| request.settle(shared));
         answer.stopped = request.stopped.load(Ordering::SeqCst);
         if ok.is_ok() && !answer.stopped {
             answer.yielded = shared.send(&Command::reply(request.id, "yield")).is_ok();
         }
+        (answer.refused, answer.resent) = request.refusals();
         answer.elapsed = received.elapsed();
         Some(answer)
     }
@@ -1065,7 +1064,7 @@ impl Client<'_> {
             if request.stopped.load(Ordering::SeqCst) {
                 return;
             }
-            match send_move(shared, request, mv.house()) {
+            match request.send_move(shared, mv.house()) {
                 Ok(()) => moves.push(SentMove {
                     house: mv.house(),
                     depth: t.depth,
@@ -1134,7 +1133,7 @@ fn send_simple_move(
     received: Instant,
     answer: &mut Answer,
 ) -> io::Result<()> {
-    send_move(shared, request, house)?;
+    request.send_move(shared, house)?;
     answer.moves.push(SentMove {
         house,
         depth: 0,
@@ -1143,11 +1142,6 @@ fn send_simple_move(
         after: received.elapsed(),
     });
     Ok(())
-}
-
-fn send_move(shared: &Shared, request: &Request, house: usize) -> io::Result<()> {
-    let house = i64::try_from(house).expect("a house number fits");
-    shared.send(&Command::reply(request.id, "move").with(Argument::Integer(house)))
 }
 
 /// The mover's houses of a board literal of any size, if it is well formed (m ≥ 1 and
@@ -1195,7 +1189,7 @@ fn connect(config: &ClientConfig) -> io::Result<TcpStream> {
 }
 
 /// The reading thread: answers `ping` and applies `stop` itself, passes the rest on.
-fn read_loop(stream: TcpStream, shared: &Shared, tx: &Sender<Incoming>) {
+fn read_loop(stream: TcpStream, shared: &Arc<Shared>, tx: &Sender<Incoming>) {
     let mut reader = BufReader::new(stream);
     let closed = loop {
         let bad = |line: String, why: String| tx.send(Incoming::Bad { line, why });
@@ -1239,12 +1233,13 @@ fn read_loop(stream: TcpStream, shared: &Shared, tx: &Sender<Incoming>) {
                 }
                 continue;
             }
+            "error" | "nok" => {
+                // A refused move goes again after the pause; the main thread logs the line.
+                shared.refused(command.reference);
+                Incoming::Command(command)
+            }
             "state" => {
-                let request = Arc::new(Request {
-                    id: command.id,
-                    stopped: AtomicBool::new(false),
-                    halt: AtomicBool::new(false),
-                });
+                let request = Arc::new(Request::new(command.id, received));
                 {
                     let mut requests = lock(&shared.requests);
                     for r in requests.iter() {

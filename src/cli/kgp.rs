@@ -87,6 +87,19 @@ pub struct KgpArgs {
     )]
     retry_delay: Duration,
 
+    /// Seconds, 0 to 1: a move the server refuses with `error` is sent again this long after,
+    /// and a move stands this long before `yield`. (The KWARC practice server records a state
+    /// just after sending it, so a move that comes back at once can be refused, and a `yield`
+    /// that follows it would leave the server to play a random move.)
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "0.05",
+        value_parser = super::args::seconds(0.0, 1.0),
+        allow_negative_numbers = true
+    )]
+    resend_pause: Duration,
+
     /// The exact solver's table in MiB, 1 to the machine's physical memory (KGP bots get
     /// about 1 GiB of memory).
     #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = super::args::mib())]
@@ -133,6 +146,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
         tt_mib: args.tt_mb,
         retries: args.retries,
         retry_delay: args.retry_delay,
+        resend_pause: args.resend_pause,
     };
     let mut log = kalah::files::open_log(&args.log, true).map_err(|e| {
         CliError::input(format!(

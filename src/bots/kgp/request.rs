@@ -1,0 +1,274 @@
+//! The states in flight on one connection, and how a move is made to stand.
+//!
+//! # The race this guards against
+//!
+//! The KWARC practice server writes `state` to the socket before it records the state as
+//! waiting for an answer. A `move` that arrives in between is refused with
+//! `error "No state associated with id"` (referencing the move's id) and dropped; a `yield`
+//! that arrives that early is dropped too, and the server then waits out its timeout and
+//! plays a random move for us. A fast client answers in well under a millisecond, so the
+//! window is real, and it widens when the server's machine is busy.
+//!
+//! # What the client does
+//!
+//! ```text
+//!  state arrives      move sent           error @id?  -> the same best move again, `pause` later
+//!  |--------pause--------|                              (at most MAX_RESENDS times a state)
+//!  |                     |-------pause-------| yield
+//!  t0                    sent at ≥ t0 + pause, stood `pause` with no error
+//! ```
+//!
+//! - Every `move` carries an id of ours (odd numbers; the server's are even), so an `error`
+//!   names the move it refuses. On such an error the reading thread marks the state and a
+//!   short-lived thread sends the current best move again after [`ClientConfig::resend_pause`].
+//! - Before `yield`, [`Request::settle`] waits until a move has *stood*: it was sent at least
+//!   one pause after the state arrived (a move sent earlier is sent again then), and one pause
+//!   has passed since with no error for it. A refused move is therefore never followed by a
+//!   `yield` that would hand the choice to the server's random move.
+//!
+//! [`ClientConfig::resend_pause`]: super::ClientConfig::resend_pause
+
+use std::io::{self, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::{Argument, Command};
+
+/// The most times one state's move is sent again after errors.
+pub const MAX_RESENDS: u32 = 8;
+
+/// Locks, also after a panic elsewhere (the data stays usable).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What the two threads of a connection share.
+pub struct Shared {
+    writer: Mutex<TcpStream>,
+    /// The states in flight (usually one).
+    pub requests: Mutex<Vec<Arc<Request>>>,
+    /// The next id of ours: 1, 3, 5, ...
+    next_id: AtomicU64,
+    /// See [`super::ClientConfig::resend_pause`].
+    pause: Duration,
+}
+
+impl Shared {
+    pub fn new(writer: TcpStream, pause: Duration) -> Shared {
+        Shared {
+            writer: Mutex::new(writer),
+            requests: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new(1),
+            pause,
+        }
+    }
+
+    /// Sends one command, CRLF-terminated, in one piece.
+    pub fn send(&self, command: &Command) -> io::Result<()> {
+        let line = format!("{command}\r\n");
+        let mut w = lock(&self.writer);
+        w.write_all(line.as_bytes())?;
+        w.flush()
+    }
+
+    /// A fresh id of ours.
+    fn id(&self) -> u64 {
+        self.next_id.fetch_add(2, Ordering::Relaxed)
+    }
+
+    pub fn halt_all(&self) {
+        for r in lock(&self.requests).iter() {
+            r.halt.store(true, Ordering::SeqCst);
+        }
+    }
+
+    pub fn finish(&self, request: &Arc<Request>) {
+        request.finished.store(true, Ordering::SeqCst);
+        lock(&self.requests).retain(|r| !Arc::ptr_eq(r, request));
+    }
+
+    /// The server refused a command of ours (`error` or `nok`, referencing `reference`): if it
+    /// was a move of a state still in flight, that state's best move goes again after the
+    /// pause. Without a reference, the one state in flight that sent a move is meant, if
+    /// there is exactly one. Returns whether a state was found.
+    pub fn refused(self: &Arc<Shared>, reference: Option<u64>) -> bool {
+        let request = {
+            let requests = lock(&self.requests);
+            let mut found = requests.iter().filter(|r| match reference {
+                Some(id) => lock(&r.sent).ids.contains(&id),
+                None => lock(&r.sent).house.is_some(),
+            });
+            match (found.next(), found.next()) {
+                (Some(r), None) => r.clone(),
+                _ => return false,
+            }
+        };
+        {
+            let mut sent = lock(&request.sent);
+            sent.refused += 1;
+            if sent.refused > MAX_RESENDS || request.is_closed() {
+                return true;
+            }
+            sent.pending = true;
+        }
+        let shared = self.clone();
+        let pause = self.pause;
+        let resender = {
+            let request = request.clone();
+            thread::Builder::new()
+                .name("kgp-resend".into())
+                .spawn(move || {
+                    thread::sleep(pause);
+                    let _ = request.resend(&shared);
+                })
+        };
+        if resender.is_err() {
+            // No thread to send it again: `settle` does it before the yield.
+            lock(&request.sent).pending = false;
+        }
+        true
+    }
+}
+
+/// One `state` in flight.
+pub struct Request {
+    /// The state's id.
+    pub id: Option<u64>,
+    /// When its line arrived.
+    pub received: Instant,
+    /// The server sent `stop` for it: send nothing more.
+    pub stopped: AtomicBool,
+    /// The engine must stop: stopped, cut short by a newer state, or the connection is lost.
+    pub halt: AtomicBool,
+    /// Answered (yield sent or given up): send nothing more.
+    finished: AtomicBool,
+    sent: Mutex<Sent>,
+}
+
+/// The moves sent for one state.
+#[derive(Default)]
+struct Sent {
+    /// The last house sent.
+    house: Option<usize>,
+    /// When it was last sent.
+    at: Option<Instant>,
+    /// The ids of every move sent (a state sends a few; bounded by [`MAX_IDS`]).
+    ids: Vec<u64>,
+    /// Errors the server sent for them.
+    refused: u32,
+    /// Moves sent again.
+    resent: u32,
+    /// An error came and the move will go again after the pause.
+    pending: bool,
+}
+
+/// The ids kept per state (the newest): a search changes its mind a few dozen times at most.
+const MAX_IDS: usize = 256;
+
+impl Request {
+    pub fn new(id: Option<u64>, received: Instant) -> Request {
+        Request {
+            id,
+            received,
+            stopped: AtomicBool::new(false),
+            halt: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
+            sent: Mutex::new(Sent::default()),
+        }
+    }
+
+    fn is_closed(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst) || self.finished.load(Ordering::SeqCst)
+    }
+
+    /// Sends `move house` with an id of ours, unless the state was stopped or answered.
+    pub fn send_move(&self, shared: &Shared, house: usize) -> io::Result<()> {
+        let mut sent = lock(&self.sent);
+        if self.is_closed() {
+            return Ok(());
+        }
+        let id = shared.id();
+        let k = i64::try_from(house).expect("a house number fits");
+        let command = Command {
+            id: Some(id),
+            ..Command::reply(self.id, "move").with(Argument::Integer(k))
+        };
+        shared.send(&command)?;
+        if sent.ids.len() == MAX_IDS {
+            sent.ids.remove(0);
+        }
+        sent.ids.push(id);
+        sent.house = Some(house);
+        sent.at = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Sends the last move again (after an error, or because it went too early).
+    fn resend(&self, shared: &Shared) -> io::Result<()> {
+        let house = {
+            let mut sent = lock(&self.sent);
+            sent.pending = false;
+            match sent.house {
+                Some(house) if !self.is_closed() => {
+                    sent.resent += 1;
+                    house
+                }
+                _ => return Ok(()),
+            }
+        };
+        self.send_move(shared, house)
+    }
+
+    /// Errors the server sent for this state's moves, and the moves sent again.
+    pub fn refusals(&self) -> (u32, u32) {
+        let sent = lock(&self.sent);
+        (sent.refused, sent.resent)
+    }
+
+    /// Waits until the last move has stood (see the module docs), so that a `yield` may
+    /// follow; at once if no move was sent or the state was stopped. Gives up waiting after
+    /// `MAX_RESENDS` + 2 pauses past the first possible moment, and returns an error only if
+    /// a write failed.
+    pub fn settle(&self, shared: &Shared) -> io::Result<()> {
+        let pause = shared.pause;
+        let limit = Instant::now().max(self.received + pause) + pause * (MAX_RESENDS + 2);
+        loop {
+            if self.stopped.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            let now = Instant::now();
+            let (at, pending) = {
+                let sent = lock(&self.sent);
+                match sent.at {
+                    Some(at) => (at, sent.pending),
+                    None => return Ok(()),
+                }
+            };
+            if now >= limit {
+                return Ok(());
+            }
+            let early = at < self.received + pause;
+            let wait = if pending {
+                // The resending thread is due within a pause.
+                (pause / 4).max(Duration::from_millis(1))
+            } else if early {
+                let due = self.received + pause;
+                if now >= due {
+                    lock(&self.sent).resent += 1;
+                    let house = lock(&self.sent).house.expect("a move was sent");
+                    self.send_move(shared, house)?;
+                    continue;
+                }
+                due - now
+            } else if now >= at + pause {
+                return Ok(());
+            } else {
+                at + pause - now
+            };
+            thread::sleep(wait.min(limit.saturating_duration_since(now)));
+        }
+    }
+}
