@@ -43,10 +43,11 @@
 //!   count.
 //!
 //! - **The server's race**: the KWARC practice server records a state only just after sending
-//!   it, and refuses a `move` that comes back sooner with `error`. Every `move` carries an id of
-//!   the client's (odd numbers), so the error names it; the client sends its best move again
-//!   after [`ClientConfig::resend_pause`], and yields only once a move has stood that long
-//!   (`request` module).
+//!   it, and refuses (or silently drops) a `move` that comes back sooner. The client sends no
+//!   move sooner than [`ClientConfig::resend_pause`] after the state (moves found sooner are
+//!   held, the latest sent when the pause is over); every `move` carries an id of the client's
+//!   (odd numbers), so an `error` names it, and the refused move goes again a pause later; the
+//!   client yields only once its last move has stood a pause (`request` module).
 //!
 //! The client's other commands carry no ids, only references. Each answered state is one
 //! line in the log: the board, every move sent and when, the final choice, errors and moves
@@ -397,9 +398,10 @@ pub struct ClientConfig {
     pub retries: u32,
     /// The wait before the first reconnection attempt; it doubles with each further one.
     pub retry_delay: Duration,
-    /// How long after an `error` for one of its moves the client sends its best move again,
-    /// and how long a move must stand before `yield` (see the `request` module: the practice
-    /// server records a state only just after sending it). At most [`MAX_RESEND_PAUSE`].
+    /// No move goes sooner than this after its state arrived; a move the server refuses with
+    /// `error` goes again this long after; a move must stand this long before `yield` (see
+    /// the `request` module: the practice server records a state only just after sending
+    /// it). At most [`MAX_RESEND_PAUSE`].
     pub resend_pause: Duration,
 }
 
@@ -456,7 +458,8 @@ pub struct Answer {
     pub board: String,
     /// The logical game (`set game:id`), if the server named one.
     pub game: Option<String>,
-    /// Every `move` sent, in order.
+    /// Every move chosen, in order (those chosen within the first pause are held, and only
+    /// the last of them is sent: see [`ClientConfig::resend_pause`]).
     pub moves: Vec<SentMove>,
     /// The engine's last result (`None` when the engine was not used).
     pub last: Option<Thought>,
@@ -464,8 +467,7 @@ pub struct Answer {
     pub yielded: bool,
     /// `error`s the server sent for this state's moves.
     pub refused: u32,
-    /// Moves sent again: after an error, or because the first went before the server was
-    /// surely ready for it.
+    /// Moves sent again after an error.
     pub resent: u32,
     /// The server stopped the request.
     pub stopped: bool,
@@ -797,7 +799,7 @@ impl Client<'_> {
         end
     }
 
-    fn serve(&mut self, shared: &Shared, rx: &Receiver<Incoming>) -> SessionEnd {
+    fn serve(&mut self, shared: &Arc<Shared>, rx: &Receiver<Incoming>) -> SessionEnd {
         let mut greeted = false;
         let mut answered = 0u64;
         let lost = |reason: String, answered| SessionEnd::Lost { reason, answered };
@@ -947,9 +949,9 @@ impl Client<'_> {
     /// Answers one `state`; `None` if it was not a state we could read.
     fn answer(
         &mut self,
-        shared: &Shared,
+        shared: &Arc<Shared>,
         command: &Command,
-        request: &Request,
+        request: &Arc<Request>,
         received: Instant,
     ) -> Option<Answer> {
         let Some(Argument::Board(board)) = command.args.first() else {
@@ -1026,8 +1028,8 @@ impl Client<'_> {
     /// Searches `state` until the deadline, a stop or an exact result, sending each new move.
     fn think(
         &mut self,
-        shared: &Shared,
-        request: &Request,
+        shared: &Arc<Shared>,
+        request: &Arc<Request>,
         state: &PlayState,
         received: Instant,
         deadline: Instant,
@@ -1064,7 +1066,7 @@ impl Client<'_> {
             if request.stopped.load(Ordering::SeqCst) {
                 return;
             }
-            match request.send_move(shared, mv.house()) {
+            match request.choose(shared, mv.house()) {
                 Ok(()) => moves.push(SentMove {
                     house: mv.house(),
                     depth: t.depth,
@@ -1127,13 +1129,13 @@ impl Client<'_> {
 
 /// Sends `house`, chosen without a search, and records it in `answer` once sent.
 fn send_simple_move(
-    shared: &Shared,
-    request: &Request,
+    shared: &Arc<Shared>,
+    request: &Arc<Request>,
     house: usize,
     received: Instant,
     answer: &mut Answer,
 ) -> io::Result<()> {
-    request.send_move(shared, house)?;
+    request.choose(shared, house)?;
     answer.moves.push(SentMove {
         house,
         depth: 0,

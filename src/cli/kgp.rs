@@ -87,10 +87,11 @@ pub struct KgpArgs {
     )]
     retry_delay: Duration,
 
-    /// Seconds, 0 to 1: a move the server refuses with `error` is sent again this long after,
-    /// and a move stands this long before `yield`. (The KWARC practice server records a state
-    /// just after sending it, so a move that comes back at once can be refused, and a `yield`
-    /// that follows it would leave the server to play a random move.)
+    /// Seconds, 0 to 1: no move goes sooner than this after its state (moves found sooner are
+    /// held, the latest sent then), a move the server refuses with `error` goes again this long
+    /// after, and the last move stands this long before `yield`. (The KWARC practice server
+    /// records a state just after sending it: a move that comes back at once can be refused or
+    /// lost, and a `yield` after it would leave the server to play a random move.)
     #[arg(
         long,
         value_name = "S",

@@ -6,24 +6,28 @@
 //! waiting for an answer. A `move` that arrives in between is refused with
 //! `error "No state associated with id"` (referencing the move's id) and dropped; a `yield`
 //! that arrives that early is dropped too, and the server then waits out its timeout and
-//! plays a random move for us. A fast client answers in well under a millisecond, so the
-//! window is real, and it widens when the server's machine is busy.
+//! plays a random move for us. Between recording the state and handing it to the goroutine
+//! that takes answers there is a second window, in which a `move` is dropped without a word.
+//! A fast client answers in a fraction of a millisecond, so both windows are real.
 //!
 //! # What the client does
 //!
 //! ```text
-//!  state arrives      move sent           error @id?  -> the same best move again, `pause` later
-//!  |--------pause--------|                              (at most MAX_RESENDS times a state)
-//!  |                     |-------pause-------| yield
-//!  t0                    sent at ≥ t0 + pause, stood `pause` with no error
+//!  state arrives   moves found early are held      error @id?  -> the best move again,
+//!  |------pause------| the latest one sent             one pause later
+//!  t0                |-------pause-------| yield      (at most MAX_RESENDS times a state)
+//!                    the move stood a pause with no error
 //! ```
 //!
+//! - No `move` goes out sooner than [`ClientConfig::resend_pause`] after its state arrived:
+//!   a move found sooner is held, and the latest one is sent when the pause is over (by a
+//!   short-lived thread, so the search goes on meanwhile). Measured on the practice server,
+//!   the window is microseconds, a few milliseconds at worst; the pause is 50 ms.
 //! - Every `move` carries an id of ours (odd numbers; the server's are even), so an `error`
-//!   names the move it refuses. On such an error the reading thread marks the state and a
-//!   short-lived thread sends the current best move again after [`ClientConfig::resend_pause`].
-//! - Before `yield`, [`Request::settle`] waits until a move has *stood*: it was sent at least
-//!   one pause after the state arrived (a move sent earlier is sent again then), and one pause
-//!   has passed since with no error for it. A refused move is therefore never followed by a
+//!   names the move it refuses. On such an error the reading thread marks the state and the
+//!   current best move goes again one pause later.
+//! - Before `yield`, [`Request::settle`] waits until the last move has *stood*: sent, and one
+//!   pause passed since with no error for it. A refused move is therefore never followed by a
 //!   `yield` that would hand the choice to the server's random move.
 //!
 //! [`ClientConfig::resend_pause`]: super::ClientConfig::resend_pause
@@ -99,7 +103,7 @@ impl Shared {
             let requests = lock(&self.requests);
             let mut found = requests.iter().filter(|r| match reference {
                 Some(id) => lock(&r.sent).ids.contains(&id),
-                None => lock(&r.sent).house.is_some(),
+                None => !lock(&r.sent).ids.is_empty(),
             });
             match (found.next(), found.next()) {
                 (Some(r), None) => r.clone(),
@@ -126,7 +130,7 @@ impl Shared {
                 })
         };
         if resender.is_err() {
-            // No thread to send it again: `settle` does it before the yield.
+            // No thread to send it again: go on without (a later choice is sent as usual).
             lock(&request.sent).pending = false;
         }
         true
@@ -148,18 +152,22 @@ pub struct Request {
     sent: Mutex<Sent>,
 }
 
-/// The moves sent for one state.
+/// The moves of one state.
 #[derive(Default)]
 struct Sent {
-    /// The last house sent.
+    /// The latest move chosen.
     house: Option<usize>,
-    /// When it was last sent.
+    /// The chosen move waits for the end of the first pause.
+    held: bool,
+    /// A thread will send it then.
+    release_due: bool,
+    /// When a move was last sent.
     at: Option<Instant>,
-    /// The ids of every move sent (a state sends a few; bounded by [`MAX_IDS`]).
+    /// The ids of the moves sent (the newest [`MAX_IDS`]).
     ids: Vec<u64>,
     /// Errors the server sent for them.
     refused: u32,
-    /// Moves sent again.
+    /// Moves sent again after an error.
     resent: u32,
     /// An error came and the move will go again after the pause.
     pending: bool,
@@ -184,12 +192,52 @@ impl Request {
         self.stopped.load(Ordering::SeqCst) || self.finished.load(Ordering::SeqCst)
     }
 
-    /// Sends `move house` with an id of ours, unless the state was stopped or answered.
-    pub fn send_move(&self, shared: &Shared, house: usize) -> io::Result<()> {
+    /// Chooses `house`: sends `move house` now, or, within the first pause after the state
+    /// arrived, holds it for a thread that sends the latest choice when the pause is over.
+    /// Nothing is sent once the state was stopped or answered.
+    pub fn choose(self: &Arc<Request>, shared: &Arc<Shared>, house: usize) -> io::Result<()> {
         let mut sent = lock(&self.sent);
         if self.is_closed() {
             return Ok(());
         }
+        sent.house = Some(house);
+        let due = self.received + shared.pause;
+        let now = Instant::now();
+        if now >= due {
+            sent.held = false;
+            return self.send(&mut sent, shared, house);
+        }
+        sent.held = true;
+        if !sent.release_due {
+            let (request, shared) = (self.clone(), shared.clone());
+            let release = thread::Builder::new()
+                .name("kgp-release".into())
+                .spawn(move || {
+                    thread::sleep(due.saturating_duration_since(Instant::now()));
+                    let _ = request.release(&shared);
+                });
+            // Without the thread, `settle` sends it when the pause is over.
+            sent.release_due = release.is_ok();
+        }
+        Ok(())
+    }
+
+    /// Sends the held move, if one is held.
+    fn release(&self, shared: &Shared) -> io::Result<()> {
+        let mut sent = lock(&self.sent);
+        sent.release_due = false;
+        match sent.house {
+            Some(house) if sent.held && !self.is_closed() => {
+                sent.held = false;
+                self.send(&mut sent, shared, house)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Sends `move house` with an id of ours (the lock on `sent` held, so that moves go out
+    /// in the order chosen).
+    fn send(&self, sent: &mut Sent, shared: &Shared, house: usize) -> io::Result<()> {
         let id = shared.id();
         let k = i64::try_from(house).expect("a house number fits");
         let command = Command {
@@ -201,25 +249,21 @@ impl Request {
             sent.ids.remove(0);
         }
         sent.ids.push(id);
-        sent.house = Some(house);
         sent.at = Some(Instant::now());
         Ok(())
     }
 
-    /// Sends the last move again (after an error, or because it went too early).
+    /// Sends the latest move again after an error.
     fn resend(&self, shared: &Shared) -> io::Result<()> {
-        let house = {
-            let mut sent = lock(&self.sent);
-            sent.pending = false;
-            match sent.house {
-                Some(house) if !self.is_closed() => {
-                    sent.resent += 1;
-                    house
-                }
-                _ => return Ok(()),
+        let mut sent = lock(&self.sent);
+        sent.pending = false;
+        match sent.house {
+            Some(house) if !self.is_closed() && !sent.held => {
+                sent.resent += 1;
+                self.send(&mut sent, shared, house)
             }
-        };
-        self.send_move(shared, house)
+            _ => Ok(()),
+        }
     }
 
     /// Errors the server sent for this state's moves, and the moves sent again.
@@ -228,45 +272,46 @@ impl Request {
         (sent.refused, sent.resent)
     }
 
-    /// Waits until the last move has stood (see the module docs), so that a `yield` may
-    /// follow; at once if no move was sent or the state was stopped. Gives up waiting after
-    /// `MAX_RESENDS` + 2 pauses past the first possible moment, and returns an error only if
-    /// a write failed.
+    /// Waits until the last move chosen has stood (see the module docs), so that a `yield`
+    /// may follow: sent (a held move is sent when the first pause is over), then one pause
+    /// with no error for it. At once if no move was chosen or the state was stopped. Gives up
+    /// waiting `MAX_RESENDS` + 3 pauses after the first pause; an error only if a write failed.
     pub fn settle(&self, shared: &Shared) -> io::Result<()> {
         let pause = shared.pause;
-        let limit = Instant::now().max(self.received + pause) + pause * (MAX_RESENDS + 2);
+        let first = self.received + pause;
+        let limit = Instant::now().max(first) + pause * (MAX_RESENDS + 3);
         loop {
             if self.stopped.load(Ordering::SeqCst) {
                 return Ok(());
             }
             let now = Instant::now();
-            let (at, pending) = {
-                let sent = lock(&self.sent);
-                match sent.at {
-                    Some(at) => (at, sent.pending),
-                    None => return Ok(()),
-                }
-            };
             if now >= limit {
                 return Ok(());
             }
-            let early = at < self.received + pause;
-            let wait = if pending {
-                // The resending thread is due within a pause.
-                (pause / 4).max(Duration::from_millis(1))
-            } else if early {
-                let due = self.received + pause;
-                if now >= due {
-                    lock(&self.sent).resent += 1;
-                    let house = lock(&self.sent).house.expect("a move was sent");
-                    self.send_move(shared, house)?;
-                    continue;
+            let wait = {
+                let mut sent = lock(&self.sent);
+                let Some(house) = sent.house else {
+                    return Ok(());
+                };
+                if sent.held {
+                    if now < first {
+                        first - now
+                    } else {
+                        // The releasing thread is late or missing: send it here.
+                        sent.held = false;
+                        self.send(&mut sent, shared, house)?;
+                        continue;
+                    }
+                } else if sent.pending {
+                    // The resending thread is due within a pause.
+                    (pause / 4).max(Duration::from_millis(1))
+                } else {
+                    let stood = sent.at.map_or(now, |at| at + pause);
+                    if now >= stood {
+                        return Ok(());
+                    }
+                    stood - now
                 }
-                due - now
-            } else if now >= at + pause {
-                return Ok(());
-            } else {
-                at + pause - now
             };
             thread::sleep(wait.min(limit.saturating_duration_since(now)));
         }
