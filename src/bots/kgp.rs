@@ -109,7 +109,7 @@ const MIN_THINKING: Duration = Duration::from_millis(100);
 const CLOCK_MARGIN: Duration = Duration::from_millis(500);
 
 /// The default [`ClientConfig::resend_pause`].
-pub const DEFAULT_RESEND_PAUSE: Duration = Duration::from_millis(50);
+pub const DEFAULT_RESEND_PAUSE: Duration = Duration::from_millis(100);
 
 /// The longest [`ClientConfig::resend_pause`] taken.
 pub const MAX_RESEND_PAUSE: Duration = Duration::from_secs(1);

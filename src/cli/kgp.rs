@@ -95,7 +95,7 @@ pub struct KgpArgs {
     #[arg(
         long,
         value_name = "S",
-        default_value = "0.05",
+        default_value = "0.1",
         value_parser = super::args::seconds(0.0, 1.0),
         allow_negative_numbers = true
     )]
