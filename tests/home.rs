@@ -1,14 +1,18 @@
 //! The database home: `kalah db build` writes into it when no --dir is given, and the commands
 //! that read databases find their variant's levels there with no flag ($KALAH_DB, else
 //! $XDG_DATA_HOME/kalah, else $HOME/.local/share/kalah); --no-db and --max-level; a big build
-//! asks first, and one that cannot fit on the disk is refused.
+//! asks first, and one that cannot fit on the disk is refused; the bots (`mankalah`, `kgp`)
+//! read the home's levels with no flag.
 //!
 //! Every test has a fresh HOME of its own, and runs `kalah` with neither KALAH_DB nor
 //! XDG_DATA_HOME set unless it sets them: the developer's own home never shows here. The
 //! levels built are the 4-house levels up to 10 seeds (42 kB, a tenth of a second).
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 mod cli_common;
 use cli_common::{DB_HOME_VAR, fresh_dir};
@@ -353,6 +357,92 @@ fn match_replay_and_play_name_the_levels_read_from_the_home() {
         ],
     );
     assert!(!stderr.contains("read from"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn the_mankalah_bot_reads_the_homes_7_house_levels_with_no_flag() {
+    let (home, db) = fresh_home("mankalah");
+    ok(
+        in_home(&home),
+        &["db", "build", "-m", "7", "--max-seeds", "6"],
+    );
+    let log = home.join("mankalah.log");
+    let mut child = in_home(&home)
+        .args(["mankalah", "--log", log.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"END\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = format!("endgame levels 0..=6 read from {}", db.display());
+    assert!(text.contains(&line), "{text}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn the_kgp_bot_reads_the_homes_levels_with_no_flag() {
+    // A fake server that asks one 4-house position and says goodbye.
+    let (home, db) = fresh_home("kgp");
+    build_small(in_home(&home));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let log = home.join("kgp.log");
+    let child = in_home(&home)
+        .args([
+            "kgp",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--time-per-move",
+            "0.2",
+        ])
+        .args(["--tt-mb", "16", "--log", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Accepted within 20 s, or the test fails (the client never came).
+    listener.set_nonblocking(true).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let stream = loop {
+        match listener.accept() {
+            Ok((stream, _)) => break stream,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => panic!("the bot never connected: {e}"),
+        }
+    };
+    stream.set_nonblocking(false).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut lines = BufReader::new(stream).lines().map(|l| l.unwrap());
+    writer.write_all(b"kgp 1 0 0\r\n").unwrap();
+    assert!(lines.any(|l| l == "mode freeplay"));
+    writer
+        .write_all(format!("3 state {SMALL}\r\n").as_bytes())
+        .unwrap();
+    assert!(lines.any(|l| l == "@3 yield"));
+    writer.write_all(b"5 goodbye\r\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = format!("databases for 4 houses: levels 0..=10 in {}", db.display());
+    assert!(text.contains(&line), "{text}");
     let _ = std::fs::remove_dir_all(&home);
 }
 

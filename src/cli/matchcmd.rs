@@ -22,8 +22,9 @@ use super::progress::Indicator;
 /// from the side it plays. An odd --games plays one last game with A as South.
 ///
 /// Players: random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect (Kalah rules
-/// only; with --db it reads the endgame databases), engine:TIME (1ms to 86400s),
-/// learner[:FILE]. `random:S` plays game g with seed S+g; plain `random` with a seed drawn from
+/// only; with --db it reads the endgame databases), engine:TIME (1ms to 86400s; it looks the
+/// positions the databases cover up inside its search; engine:TIME:no-db reads none, to
+/// measure what they bring), learner[:FILE]. `random:S` plays game g with seed S+g; plain `random` with a seed drawn from
 /// --seed. The same --seed replays the same match.
 ///
 /// Memory does not grow with --games: each game is counted, written and printed as it ends,

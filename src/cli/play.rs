@@ -30,7 +30,8 @@ use super::progress::{Indicator, human_count};
 /// doing (a spinner on a terminal, a line every few seconds otherwise).
 ///
 /// Players: human, random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect,
-/// engine:TIME (1ms to 86400s), learner[:FILE] (see docs/commands.md).
+/// engine:TIME (1ms to 86400s; engine:TIME:no-db leaves the endgame databases out),
+/// learner[:FILE] (see docs/commands.md).
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Houses a side, M (1 to 12).

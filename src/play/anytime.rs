@@ -9,6 +9,15 @@
 //! bounds (relative to the store difference, so positions that differ only in their stores
 //! share them) and best move, which is tried first.
 //!
+//! With endgame databases (Kalah rules matching theirs), every node of the search with at most
+//! their top level of seeds on the board is valued from them: its store difference plus the
+//! database's value of its houses, the exact final store difference. Such a node is a leaf
+//! whatever the depth left. A node whose every line ended in a finished game or a database
+//! value is *proven*: its table slot holds at any depth, and an iteration whose lines all end
+//! so is complete (its value is the exact value; the thinking stops). A damaged database block
+//! is never a value: the node is searched instead, and the engine goes on without the databases
+//! (see [`Engine::take_solve_error`]).
+//!
 //! Once the position is within reach of the exact solver (Kalah rules; at most the databases'
 //! top level of seeds on the board, or at most [`EngineConfig::exact_seeds`]), the engine
 //! solves it and reports an exact result: the lowest optimal house and the exact value.
@@ -20,7 +29,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use crate::board::Board;
 use crate::db::Tablebase;
+use crate::db::tablebase::{Fault, Probe};
+use crate::lanes::{Narrow, Wide};
 use crate::play::game::{Action, Game};
 use crate::play::players::PlayError;
 use crate::play::state::{PlayRules, PlayState};
@@ -79,6 +91,8 @@ pub struct Engine {
     config: EngineConfig,
     solver: Option<Solver>,
     nodes: u64,
+    /// Nodes valued from the databases.
+    db_hits: u64,
     table: Table,
     /// The last solve that failed, and why (see [`Engine::take_solve_error`]).
     solve_error: Option<String>,
@@ -91,11 +105,17 @@ struct Slot {
     /// Bounds on the value minus the store difference of the side to move.
     lower: i16,
     upper: i16,
-    /// Sowings searched below the node.
+    /// Sowings searched below the node, or [`PROVEN`].
     depth: u8,
     /// Best move's house (1-based; 0: none).
     best: u8,
 }
+
+/// The depth of a slot whose search met no horizon (every line ended in a finished game or a
+/// database value): its bounds hold at any depth.
+const PROVEN: u8 = u8::MAX;
+/// The deepest depth a slot records otherwise.
+const DEEPEST_SLOT: u32 = PROVEN as u32 - 1;
 
 /// The engine's transposition table: one slot per key, always replaced.
 struct Table {
@@ -153,15 +173,38 @@ impl Engine {
             config,
             solver,
             nodes: 0,
+            db_hits: 0,
             solve_error: None,
         })
     }
 
-    /// Why the last exact solve failed, if one did since the last call: a damaged database
-    /// block. The engine then searched instead (its answer is not marked exact) and goes on
-    /// without the databases, solving exactly only what it can without them.
+    /// Why the last exact solve or database probe failed, if one did since the last call: a
+    /// damaged database block. The engine then searched instead (its answer is not marked
+    /// exact) and goes on without the databases, solving exactly only what it can without them.
     pub fn take_solve_error(&mut self) -> Option<String> {
         self.solve_error.take()
+    }
+
+    /// Nodes of the search valued from the databases, in all.
+    pub fn db_hits(&self) -> u64 {
+        self.db_hits
+    }
+
+    /// The databases, if the search may probe them: they match the houses and the Kalah rules.
+    fn probing_db(&self, houses: usize) -> Option<Arc<Tablebase>> {
+        let db = self.config.db.as_ref()?;
+        (self.rules.kalah() == Some(db.rules()) && db.houses() == houses).then(|| db.clone())
+    }
+
+    /// Records why the databases failed and goes on without them.
+    fn drop_databases(&mut self, why: String, houses: usize) {
+        self.solve_error = Some(why);
+        if self.config.db.take().is_some() {
+            if let (Some(solver), Some(rules)) = (&self.solver, self.rules.kalah()) {
+                let config = *solver.config();
+                self.solver = Solver::new(houses, rules, config).ok();
+            }
+        }
     }
 
     /// Nodes searched in all.
@@ -220,14 +263,17 @@ impl Engine {
             // The best move first in the next iteration.
             order.retain(|&m| m != mv);
             order.insert(0, mv);
-            if complete || Instant::now() >= deadline || stop.load(Ordering::Relaxed) {
-                break;
-            }
-            if depth == 2 && self.solvable(&state) {
+            let out_of_time = Instant::now() >= deadline || stop.load(Ordering::Relaxed);
+            // A complete iteration within the solver's reach is solved too (quickly: its
+            // lines are short), for the exact result's lowest optimal house.
+            if ((depth == 2 && !out_of_time) || complete) && self.solvable(&state) {
                 if let Some(thought) = self.solve(game, &state, start_nodes) {
                     report(&thought);
                     return thought;
                 }
+            }
+            if complete || out_of_time {
+                break;
             }
         }
         best.expect("depth 1 always finishes")
@@ -241,11 +287,7 @@ impl Engine {
         let (value, mv) = match with_position!(pos, p => solver.best_move(&p)) {
             Ok(best) => best?,
             Err(e) => {
-                self.solve_error = Some(e.to_string());
-                if self.config.db.take().is_some() {
-                    let config = *solver.config();
-                    self.solver = Solver::new(state.houses_per_side(), rules, config).ok();
-                }
+                self.drop_databases(e.to_string(), state.houses_per_side());
                 return None;
             }
         };
@@ -274,6 +316,15 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Result<(i32, Move, bool), Stopped> {
         let me = state.to_move().expect("a move to make");
+        let houses = state.houses_per_side();
+        let tablebase = self.probing_db(houses);
+        let slices = match tablebase.as_deref().map(Tablebase::slices).transpose() {
+            Ok(slices) => slices,
+            Err(e) => {
+                self.drop_databases(e.to_string(), houses);
+                None
+            }
+        };
         let mut search = Search {
             deadline,
             stop,
@@ -281,8 +332,12 @@ impl Engine {
             may_stop: depth > 1,
             horizon_reached: false,
             table: &mut self.table,
+            db: slices.as_ref(),
+            db_hits: 0,
+            fault: None,
         };
         let mut best: Option<(i32, Move)> = None;
+        let mut stopped = false;
         for &mv in order {
             let alpha = best.map_or(-i32::MAX, |(v, _)| v);
             let mut next = *state;
@@ -294,15 +349,26 @@ impl Engine {
                     .negamax(&next, depth - 1, -i32::MAX, -alpha)
                     .map(|v| -v),
             };
-            let searched = std::mem::take(&mut search.nodes);
-            self.nodes += searched;
-            let v = v?;
+            let Ok(v) = v else {
+                stopped = true;
+                break;
+            };
             if best.is_none_or(|(b, _)| v > b) {
                 best = Some((v, mv));
             }
         }
+        let (horizon_reached, fault) = (search.horizon_reached, search.fault);
+        self.nodes += search.nodes;
+        self.db_hits += search.db_hits;
+        if let (Some(fault), Some(slices)) = (fault, &slices) {
+            let why = slices.error(fault).to_string();
+            self.drop_databases(why, houses);
+        }
+        if stopped {
+            return Err(Stopped);
+        }
         let (value, mv) = best.expect("a legal move");
-        Ok((value, mv, !search.horizon_reached))
+        Ok((value, mv, !horizon_reached))
     }
 }
 
@@ -311,14 +377,51 @@ struct Search<'a> {
     stop: &'a AtomicBool,
     nodes: u64,
     may_stop: bool,
+    /// Some line met the horizon (a depth-limited value, not the exact one).
     horizon_reached: bool,
     table: &'a mut Table,
+    /// The databases, while none of their blocks has failed.
+    db: Option<&'a Probe<'a>>,
+    /// Nodes valued from the databases.
+    db_hits: u64,
+    /// The first database block that failed its check.
+    fault: Option<Fault>,
 }
 
 impl Search<'_> {
+    /// f of `state` (the future store difference of the side to move `me`) from the
+    /// databases, if they cover it: at most their top level of seeds, and not a `mankalah`
+    /// first sowing (which the databases do not know). A failed block is recorded, ends the
+    /// probing, and gives `None`.
+    fn db_f(&mut self, state: &PlayState, me: crate::rules::Side) -> Option<i32> {
+        let db = self.db?;
+        if state.seeds_on_board() > db.max_level() || state.first_sowing_passes() {
+            return None;
+        }
+        let (mover, opponent) = (state.houses(me), state.houses(me.other()));
+        let f = match Board::<Narrow>::from_houses(mover, opponent) {
+            Some(board) => db.f(board),
+            None => db.f(Board::<Wide>::from_houses(mover, opponent)?),
+        };
+        match f {
+            Ok(f) => {
+                self.db_hits += u64::from(f.is_some());
+                f
+            }
+            Err(fault) => {
+                self.fault = Some(fault);
+                self.db = None;
+                None
+            }
+        }
+    }
+
     /// Fail-soft negamax on the store difference of the side to move, `depth` sowings deep:
     /// the value if it lies within (alpha, beta), else a bound on the same side of the window
-    /// (at most alpha: an upper bound; at least beta: a lower bound).
+    /// (at most alpha: an upper bound; at least beta: a lower bound). A node the databases
+    /// cover is valued exactly, at any depth. `horizon_reached` is set if some line of the
+    /// search met the horizon (or a table slot that did); if not, the result is a bound on (or
+    /// is) the exact value.
     fn negamax(
         &mut self,
         state: &PlayState,
@@ -337,6 +440,9 @@ impl Search<'_> {
             .to_move()
             .expect("finished games are valued by the caller");
         let stores = state.store_difference(me);
+        if let Some(f) = self.db_f(state, me) {
+            return Ok(stores + f);
+        }
         if depth == 0 {
             self.horizon_reached = true;
             return Ok(stores);
@@ -345,18 +451,22 @@ impl Search<'_> {
         let mut table_move = 0;
         if let Some(slot) = self.table.probe(key) {
             table_move = slot.best;
-            if u32::from(slot.depth) >= depth {
-                // The stored search may have met the horizon: so may this one.
-                self.horizon_reached = true;
+            if slot.depth == PROVEN || u32::from(slot.depth) >= depth {
                 let (lower, upper) = (
                     stores + i32::from(slot.lower),
                     stores + i32::from(slot.upper),
                 );
-                if lower >= beta || lower == upper {
-                    return Ok(lower);
-                }
-                if upper <= alpha {
-                    return Ok(upper);
+                let cut = if lower >= beta || lower == upper {
+                    Some(lower)
+                } else if upper <= alpha {
+                    Some(upper)
+                } else {
+                    None
+                };
+                if let Some(v) = cut {
+                    // The stored search may have met the horizon: so may this one.
+                    self.horizon_reached |= slot.depth != PROVEN;
+                    return Ok(v);
                 }
             }
         }
@@ -381,6 +491,8 @@ impl Search<'_> {
         let alpha_in = alpha;
         let mut best = -i32::MAX;
         let mut best_move = 0;
+        // Whether this node's own lines meet the horizon, apart from its siblings'.
+        let outer_horizon = std::mem::take(&mut self.horizon_reached);
         for (_, house, next) in children {
             let v = match next.to_move() {
                 None => next.store_difference(me),
@@ -396,6 +508,8 @@ impl Search<'_> {
                 break;
             }
         }
+        let proven = !self.horizon_reached;
+        self.horizon_reached |= outer_horizon;
         let relative = (best - stores).clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16;
         let (lower, upper) = if best >= beta {
             (relative, i16::MAX)
@@ -408,7 +522,11 @@ impl Search<'_> {
             key,
             lower,
             upper,
-            depth: depth.min(u32::from(u8::MAX)) as u8,
+            depth: if proven {
+                PROVEN
+            } else {
+                depth.min(DEEPEST_SLOT) as u8
+            },
             best: best_move,
         });
         Ok(best)

@@ -10,6 +10,7 @@
 //! | `perfect` | the exact solver (and databases): the lowest optimal house |
 //! | `learner[:FILE]` | `alphabeta:4`, avoiding the openings of the games it failed to win |
 //! | `engine:TIME` | the anytime engine ([`crate::play::anytime`]) thinking TIME a move (`5s`, `200ms`) |
+//! | `engine:TIME:no-db` | the same engine without the endgame databases (to measure what they bring) |
 //!
 //! Under the pie rule a player asked as North after South's first turn may answer
 //! [`Action::Swap`]; the searching players swap when the position is worse for the side to
@@ -133,6 +134,8 @@ pub enum PlayerSpec {
     Learner(Option<PathBuf>),
     /// `engine:TIME`.
     Engine(Duration),
+    /// `engine:TIME:no-db`: the engine without the endgame databases.
+    EngineNoDb(Duration),
 }
 
 /// Deepest `minimax:D` / `alphabeta:D` accepted: `minimax` searches about 6^D nodes on
@@ -193,9 +196,12 @@ impl FromStr for PlayerSpec {
             "perfect" => none(PlayerSpec::Perfect),
             "engine" => {
                 let time = arg.ok_or_else(|| bad("give a time a move, e.g. engine:5s"))?;
-                parse_duration(time)
-                    .map(PlayerSpec::Engine)
-                    .map_err(|why| bad(&why))
+                let (time, make): (_, fn(Duration) -> PlayerSpec) =
+                    match time.strip_suffix(":no-db") {
+                        Some(time) => (time, PlayerSpec::EngineNoDb),
+                        None => (time, PlayerSpec::Engine),
+                    };
+                parse_duration(time).map(make).map_err(|why| bad(&why))
             }
             "learner" => match arg {
                 Some("") => Err(bad("give a file name after 'learner:'")),
@@ -203,7 +209,7 @@ impl FromStr for PlayerSpec {
             },
             _ => Err(bad(
                 "expected human, random[:SEED], greedy, minimax:D, alphabeta:D, perfect, \
-                 learner[:FILE] or engine:TIME",
+                 learner[:FILE] or engine:TIME[:no-db]",
             )),
         }
     }
@@ -221,8 +227,8 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Perfect => f.write_str("perfect"),
             PlayerSpec::Learner(None) => f.write_str("learner"),
             PlayerSpec::Learner(Some(p)) => write!(f, "learner:{}", p.display()),
-            PlayerSpec::Engine(t) if t.subsec_millis() == 0 => write!(f, "engine:{}s", t.as_secs()),
-            PlayerSpec::Engine(t) => write!(f, "engine:{}ms", t.as_millis()),
+            PlayerSpec::Engine(t) => write!(f, "engine:{}", engine_time(*t)),
+            PlayerSpec::EngineNoDb(t) => write!(f, "engine:{}:no-db", engine_time(*t)),
         }
     }
 }
@@ -265,9 +271,12 @@ impl PlayerSpec {
             PlayerSpec::Minimax(d) => Box::new(Searcher::new(*d, false)),
             PlayerSpec::AlphaBeta(d) => Box::new(Searcher::new(*d, true)),
             PlayerSpec::Perfect => Box::new(Perfect::new(houses, seeds, rules, res)?),
-            PlayerSpec::Engine(time) => {
+            PlayerSpec::Engine(time) | PlayerSpec::EngineNoDb(time) => {
                 let config = EngineConfig {
-                    db: res.db.clone(),
+                    db: match self {
+                        PlayerSpec::EngineNoDb(_) => None,
+                        _ => res.db.clone(),
+                    },
                     exact_seeds: EngineConfig::default_exact_seeds(houses),
                     threads: res.threads.max(1),
                     tt_mib: if res.tt_mib == 0 { 64 } else { res.tt_mib },
@@ -311,7 +320,16 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
-/// `engine:TIME`: the anytime engine, TIME a move.
+/// A time a move as `engine:TIME` writes it: whole seconds as `5s`, else milliseconds.
+fn engine_time(t: Duration) -> String {
+    if t.subsec_millis() == 0 {
+        format!("{}s", t.as_secs())
+    } else {
+        format!("{}ms", t.as_millis())
+    }
+}
+
+/// `engine:TIME[:no-db]`: the anytime engine, TIME a move.
 struct EnginePlayer {
     engine: Engine,
     time: Duration,
