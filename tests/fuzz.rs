@@ -12,7 +12,9 @@ use std::io::BufReader;
 use std::time::{Duration, Instant};
 
 use kalah::bots::kgp::{Argument, Command};
-use kalah::bots::mankalah::{Agent, EngineBoard, Message, Next, TOTAL_SEEDS, Turn as Who};
+use kalah::bots::mankalah::{
+    Agent, EngineBoard, Message, Next, TOTAL_SEEDS, TimePlan, Turn as Who,
+};
 use kalah::play::anytime::EngineConfig;
 use kalah::play::learner::parse_openings;
 use kalah::play::players::parse_duration;
@@ -622,7 +624,8 @@ proptest! {
         lines in prop::collection::vec(any_message_line(), 0..10),
     ) {
         let config = EngineConfig { db: None, exact_seeds: 10, threads: 1, tt_mib: 1 };
-        let mut agent = Agent::new(Duration::from_millis(20), config).unwrap();
+        let plan = TimePlan { budget: Duration::from_millis(20), ..TimePlan::default() };
+        let mut agent = Agent::new(plan, config).unwrap();
         for line in &lines {
             match agent.receive(line) {
                 Ok(Next::Respond) => {

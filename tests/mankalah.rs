@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use kalah::Rng;
 use kalah::bots::mankalah::{
-    Agent, EngineBoard, Message, Next, Reply, TOTAL_SEEDS, Task, Turn, move_time,
+    Agent, DEFAULT_MAX_MOVE_TIME, EngineBoard, Message, Next, Reply, TOTAL_SEEDS, TimePlan, Turn,
 };
 use kalah::play::Action;
 use kalah::play::anytime::EngineConfig;
@@ -513,6 +513,50 @@ fn the_whole_game_keeps_within_the_time_budget() {
     );
 }
 
+/// The allotments in a `--log` file: the `allotted X s` of every thinking note.
+fn allotments(log: &str) -> Vec<f64> {
+    log.lines()
+        .filter_map(|l| l.split_once("(allotted ")?.1.split_once(" s)"))
+        .map(|(seconds, _)| seconds.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn no_reply_is_allotted_more_than_the_cap() {
+    let dir = std::env::temp_dir().join(format!("kalah-mankalah-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (side, swap, seed) in [
+        (Side::South, Swap::Never, 3),
+        (Side::South, Swap::Always, 4),
+        (Side::North, Swap::Never, 5),
+    ] {
+        let log = dir.join(format!("agent-{seed}.log"));
+        let mut script = Script::new(side);
+        script.swap = swap;
+        script.seed = seed;
+        // A budget whose shares are far above the cap: the cap decides every reply.
+        script.args = [
+            "--time-budget",
+            "3600",
+            "--max-move-time",
+            "0.05",
+            "--log",
+            &log.display().to_string(),
+        ]
+        .map(String::from)
+        .to_vec();
+        let played = play(&script);
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.contains("at most 0.050 s a reply"), "{text}");
+        let allotted = allotments(&text);
+        assert_eq!(allotted.len(), played.replies.len(), "{text}");
+        assert!(allotted.iter().all(|&a| a <= 0.05), "{text}");
+        // The cap, not the share, decided the replies that thought.
+        assert!(allotted.contains(&0.05), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_log_has_every_message_with_its_time() {
     let dir = std::env::temp_dir().join(format!("kalah-mankalah-log-{}", std::process::id()));
@@ -737,6 +781,10 @@ fn bad_arguments_are_refused() {
         &["--time-budget", "-3"],
         &["--time-budget", "soon"],
         &["--threads", "0"],
+        &["--max-move-time", "0"],
+        &["--max-move-time", "601"],
+        &["--max-move-time", "-1"],
+        &["--max-move-time", "later"],
     ] {
         let out = cli_common::command()
             .arg("mankalah")
@@ -755,13 +803,20 @@ fn bad_arguments_are_refused() {
 // The library, line by line.
 
 fn agent(budget_ms: u64) -> Agent {
+    agent_with(TimePlan {
+        budget: Duration::from_millis(budget_ms),
+        max_move: DEFAULT_MAX_MOVE_TIME,
+    })
+}
+
+fn agent_with(plan: TimePlan) -> Agent {
     let config = EngineConfig {
         db: None,
         exact_seeds: EngineConfig::default_exact_seeds(7),
         threads: 1,
         tt_mib: 16,
     };
-    Agent::new(Duration::from_millis(budget_ms), config).unwrap()
+    Agent::new(plan, config).unwrap()
 }
 
 #[test]
@@ -862,57 +917,80 @@ fn the_agent_never_speaks_out_of_turn() {
     assert!(a.receive("END").is_err(), "nothing after END");
 }
 
+/// A board with 12 seeds on it, within the exact solver's reach, North far ahead.
+fn small_endgame() -> Pits {
+    let mut pits = Pits([0; 16]);
+    pits.0[..7].copy_from_slice(&[1, 2, 0, 3, 0, 0, 1]);
+    pits.0[8..15].copy_from_slice(&[2, 0, 0, 1, 0, 2, 0]);
+    pits.0[NORTH_STORE] = 50;
+    pits.0[SOUTH_STORE] = TOTAL_SEEDS - 50 - 12;
+    pits
+}
+
+/// An agent as North, to move on `pits` after its answer to South's first move, with `plan`.
+/// The engine reports the first board as [`small_endgame`] (so the answer is solved at once,
+/// and is a move) and then `pits`; the agent notes both differences and follows.
+fn north_to_move(pits: Pits, plan: TimePlan) -> Agent {
+    let mut a = agent_with(plan);
+    assert_eq!(a.receive("START;North"), Ok(Next::Wait));
+    let first = format!("CHANGE;1;{};YOU", small_endgame().field());
+    assert_eq!(a.receive(&first), Ok(Next::Respond));
+    let decision = a.respond(Instant::now()).unwrap();
+    assert!(decision.exact, "{decision:?}");
+    let Reply::Move(mv) = decision.reply else {
+        panic!("North, far ahead, does not swap: {decision:?}");
+    };
+    let change = format!("CHANGE;{};{};YOU", mv.house(), pits.field());
+    assert_eq!(a.receive(&change), Ok(Next::Respond));
+    a.take_notes();
+    a
+}
+
+/// A plan under which every reply may think for ten minutes.
+fn slow_plan() -> TimePlan {
+    TimePlan {
+        budget: Duration::from_secs(86_400),
+        max_move: Duration::from_secs(600),
+    }
+}
+
 #[test]
-fn the_time_allotted_leaves_a_reserve_and_favours_the_middle_game() {
-    let budget = Duration::from_secs(3600);
-    // A share of what is left: never more than a third of it, never the reserve.
-    for seeds in [98, 70, 40, 20, 5] {
-        for task in [Task::Opening, Task::PieAnswer, Task::Move] {
-            for left in [3600, 600, 60, 31, 30, 1, 0] {
-                let left = Duration::from_secs(left);
-                let t = move_time(budget, left, seeds, task);
-                assert!(
-                    t <= left.saturating_sub(Duration::from_secs(30)) / 3 + Duration::from_nanos(1)
-                );
-            }
-        }
-    }
-    // Spending every allotment in full over a game that loses two seeds a move: the middle
-    // game gets the longest moves, and the reserve is never touched.
-    let mut left = budget;
-    let (mut opening, mut middle, mut endgame) = (Vec::new(), Vec::new(), Vec::new());
-    for ply in 0..49u32 {
-        let seeds = 98 - 2 * ply;
-        let task = if ply == 0 { Task::Opening } else { Task::Move };
-        let t = move_time(budget, left, seeds, task);
-        left -= t;
-        match seeds {
-            81.. => opening.push(t),
-            40..=80 => middle.push(t),
-            _ => endgame.push(t),
-        }
-    }
-    let mean = |v: &[Duration]| v.iter().sum::<Duration>() / v.len() as u32;
+fn a_position_solved_exactly_is_answered_without_waiting_out_the_time() {
+    let pits = small_endgame();
+    let mut a = north_to_move(pits, slow_plan());
+    let decision = a.respond(Instant::now()).unwrap();
+    assert!(decision.exact, "{decision:?}");
+    assert_eq!(decision.allotted, Duration::from_secs(600));
+    // Answered once solved, not after ten minutes (the test would hang until then).
+    assert!(decision.spent < decision.allotted, "{decision:?}");
     assert!(
-        mean(&middle) > mean(&opening[1..]),
-        "{middle:?} {opening:?}"
+        matches!(decision.reply, Reply::Move(mv) if pits.legal(Side::North).contains(&mv.house()))
     );
-    assert!(mean(&middle) > mean(&endgame), "{middle:?} {endgame:?}");
-    assert!(
-        opening[0] > opening[1],
-        "South's first move searches seven positions"
-    );
-    assert!(left >= Duration::from_secs(30), "{left:?}");
-    assert!(
-        left < Duration::from_secs(120),
-        "most of the budget is used: {left:?}"
-    );
-    // And over a game of 200 moves.
-    let mut left = budget;
-    for ply in 0..200u32 {
-        let seeds = 98u32.saturating_sub(ply / 2).max(1);
-        let task = if ply == 0 { Task::Opening } else { Task::Move };
-        left -= move_time(budget, left, seeds, task);
-    }
-    assert!(left >= Duration::from_secs(30), "{left:?}");
+}
+
+#[test]
+fn a_single_legal_move_is_answered_without_thinking() {
+    // North has seeds in one house only, with many seeds on the board.
+    let mut pits = Pits([0; 16]);
+    pits.0[3] = 2;
+    pits.0[8..15].copy_from_slice(&[9, 9, 9, 9, 9, 9, 9]);
+    pits.0[NORTH_STORE] = 20;
+    pits.0[SOUTH_STORE] = TOTAL_SEEDS - 20 - 2 - 63;
+    let mut a = north_to_move(pits, slow_plan());
+    let decision = a.respond(Instant::now()).unwrap();
+    assert_eq!(decision.reply, Reply::Move(Move::new(4).unwrap()));
+    assert_eq!((decision.value, decision.nodes), (None, 0), "{decision:?}");
+}
+
+#[test]
+fn the_agent_thinks_no_longer_than_its_plan_allots() {
+    let plan = TimePlan {
+        budget: Duration::from_secs(3600),
+        max_move: Duration::from_millis(30),
+    };
+    let mut a = agent_with(plan);
+    assert_eq!(a.receive("START;South"), Ok(Next::Respond));
+    let decision = a.respond(Instant::now()).unwrap();
+    assert_eq!(decision.allotted, plan.max_move, "{decision:?}");
+    assert_eq!(a.plan(), plan);
 }

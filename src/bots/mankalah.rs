@@ -35,9 +35,12 @@
 //! difference (see [`Agent::take_notes`]) and continues from the engine's board and turn. It
 //! only ever answers with a move that is legal on that board.
 //!
-//! It thinks with the anytime [`Engine`] and spends the game's time budget by [`move_time`]:
-//! a share of what is left, weighted towards the middle game, always keeping a reserve. Under
-//! the pie rule it compares the values of both choices:
+//! It thinks with the anytime [`Engine`] for as long as the [`TimePlan`] allots: a share of
+//! the budget that is left above a reserve, never more than a cap on one reply (5 s by
+//! default, so that no reply of a game under the defaults takes more than about that). It
+//! answers at once when it has one legal move, and as soon as the position is solved exactly
+//! (by the endgame databases or the exact solver), without waiting out its time. Under the pie
+//! rule it compares the values of both choices:
 //!
 //! - as North after South's first move, with `v` the value of the position for the side to
 //!   move (North): moving is worth `v` to us; swapping makes us South with the opponent to move
@@ -56,6 +59,10 @@ use crate::position::{Move, Setup};
 use crate::rules::Side;
 use crate::text::quote;
 
+mod clock;
+
+pub use clock::{DEFAULT_BUDGET, DEFAULT_MAX_MOVE_TIME, MAX_RESERVE, Task, TimePlan};
+
 /// Houses a side in ManKalah.
 pub const HOUSES: usize = 7;
 /// Seeds a house at the start in ManKalah.
@@ -69,8 +76,6 @@ pub const RULES: GameRules = GameRules {
     rules: PlayRules::ManKalah,
     pie: true,
 };
-/// The engine's time limit for one agent's whole game: one hour.
-pub const DEFAULT_BUDGET: Duration = Duration::from_secs(3600);
 /// Time charged for each reply on top of the thinking measured (reading, writing, the pipe).
 pub const REPLY_OVERHEAD: Duration = Duration::from_millis(10);
 /// The longest line accepted from the engine, in bytes, line break excluded (a board line is
@@ -345,45 +350,6 @@ pub enum Next {
     Stop,
 }
 
-/// What the agent is asked to decide, for [`move_time`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Task {
-    /// South's first move under the pie rule (every first move is searched).
-    Opening,
-    /// North's answer to South's first move: swap or move.
-    PieAnswer,
-    /// Any other move.
-    Move,
-}
-
-/// The thinking time for one decision: a share of the time `left`, by the seeds on the board
-/// and the task, never touching a reserve of 1/40 of the `budget` (at most 30 s).
-///
-/// The share is what is left above the reserve divided by the number of our sowings expected
-/// before the endgame that the engine solves at once (half the seeds above 16 on the board, 3
-/// to 40), weighted: 0.75 in the opening (more than 80 seeds on the board), 1.5 in the middle
-/// game (40 to 80), 1 later (and the engine stops early once it solves a position exactly);
-/// twice a move for South's first move (seven searches), 1.5 times for the pie answer. It is
-/// never more than a third of what is above the reserve, so the budget cannot run out. Over a
-/// game that loses two seeds a move, the middle game gets the longest moves.
-pub fn move_time(budget: Duration, left: Duration, seeds_on_board: u32, task: Task) -> Duration {
-    let reserve = (budget / 40).min(Duration::from_secs(30));
-    let usable = left.saturating_sub(reserve);
-    let moves_left = (seeds_on_board.saturating_sub(16) / 2).clamp(3, 40);
-    let phase = match seeds_on_board {
-        81.. => 0.75,
-        40..=80 => 1.5,
-        _ => 1.0,
-    };
-    let weight = match task {
-        Task::Opening => 2.0,
-        Task::PieAnswer => 1.5,
-        Task::Move => phase,
-    };
-    let share = usable.mul_f64(weight / f64::from(moves_left));
-    share.min(usable / 3)
-}
-
 /// What the agent decided on its turn, and how.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Decision {
@@ -424,7 +390,7 @@ enum Phase {
 /// [`Agent::take_notes`].
 pub struct Agent {
     engine: Engine,
-    budget: Duration,
+    plan: TimePlan,
     used: Duration,
     game: Game,
     phase: Phase,
@@ -444,12 +410,12 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// An agent with `budget` thinking time for the whole game, thinking with an engine
-    /// configured by `config` (databases for 7 houses, standard rules).
-    pub fn new(budget: Duration, config: EngineConfig) -> Result<Agent, PlayError> {
+    /// An agent that spends its time by `plan`, thinking with an engine configured by
+    /// `config` (databases for 7 houses, standard rules).
+    pub fn new(plan: TimePlan, config: EngineConfig) -> Result<Agent, PlayError> {
         Ok(Agent {
             engine: Engine::new(HOUSES, PlayRules::ManKalah, config)?,
-            budget,
+            plan,
             used: Duration::ZERO,
             game: Game::new(RULES),
             phase: Phase::AwaitStart,
@@ -490,7 +456,12 @@ impl Agent {
 
     /// Thinking time left of the budget.
     pub fn time_left(&self) -> Duration {
-        self.budget.saturating_sub(self.used)
+        self.plan.budget.saturating_sub(self.used)
+    }
+
+    /// The time plan.
+    pub fn plan(&self) -> TimePlan {
+        self.plan
     }
 
     /// The notes made since the last call: each time the engine's view differed from ours
@@ -675,8 +646,7 @@ impl Agent {
         } else {
             Task::Move
         };
-        let allotted = move_time(
-            self.budget,
+        let allotted = self.plan.allot(
             self.time_left().saturating_sub(received.elapsed()),
             state.seeds_on_board(),
             task,

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use kalah::Rules;
-use kalah::bots::mankalah::{Agent, DEFAULT_BUDGET, HOUSES, MAX_LINE, Next};
+use kalah::bots::mankalah::{
+    Agent, DEFAULT_BUDGET, DEFAULT_MAX_MOVE_TIME, HOUSES, MAX_LINE, Next, TimePlan,
+};
 use kalah::play::anytime::EngineConfig;
 use kalah::play::record::now_utc;
 use kalah::text::{self, Line};
@@ -27,12 +29,18 @@ use super::db_choice::DbChoice;
 /// bytes, or not UTF-8) ends the agent with one line on stderr and exit code 2; input that
 /// ends before END, exit code 1.
 ///
+/// Time: each reply thinks for the smaller of its share of the budget (what is left above a
+/// reserve of 1/40 of the budget, at most 30 s, divided by the replies expected: half the seeds
+/// above 16 on the board, 3 to 40; twice that for South's first move, 1.5 times for North's
+/// answer to it) and --max-move-time. With the defaults that is 5 s a reply. One legal move,
+/// and a position solved exactly (databases or exact solver), are answered at once.
+///
 /// Example: kalah mankalah --time-budget 3600 --db db --log agent.log
 #[derive(Args, Debug)]
 pub struct MankalahArgs {
     /// The thinking time for the whole game, in seconds, 0.01 to 86400 (the engine allows an
     /// hour; a day is more than any game gets). The agent spends a share of what is left on
-    /// each move, more in the middle game, and keeps a reserve.
+    /// each reply and keeps a reserve.
     #[arg(
         long,
         default_value = "3600",
@@ -41,6 +49,16 @@ pub struct MankalahArgs {
         allow_negative_numbers = true
     )]
     time_budget: Duration,
+    /// The longest thinking time for one reply, in seconds, 0.01 to 600. A reply may overrun
+    /// it by the time an exact solve takes to finish (well under a second here).
+    #[arg(
+        long,
+        default_value = "5",
+        value_name = "SECONDS",
+        value_parser = super::args::seconds(0.01, 600.0),
+        allow_negative_numbers = true
+    )]
+    max_move_time: Duration,
     /// Endgame databases for 7 houses, standard rules (`kalah db build --houses 7`): positions
     /// with at most their top level of seeds on the board are played perfectly (the log names
     /// the levels used).
@@ -55,12 +73,17 @@ pub struct MankalahArgs {
     log: Option<PathBuf>,
 }
 
-// The default of --time-budget, as clap reads it.
+// The defaults of --time-budget and --max-move-time, as clap reads them.
 const _: () = assert!(DEFAULT_BUDGET.as_secs() == 3600 && DEFAULT_BUDGET.subsec_nanos() == 0);
+const _: () =
+    assert!(DEFAULT_MAX_MOVE_TIME.as_secs() == 5 && DEFAULT_MAX_MOVE_TIME.subsec_nanos() == 0);
 
 /// Runs the agent until END.
 pub fn run(args: MankalahArgs) -> Result<(), CliError> {
-    let budget = args.time_budget;
+    let plan = TimePlan {
+        budget: args.time_budget,
+        max_move: args.max_move_time,
+    };
     let db = args.db.open(HOUSES, Rules::Standard)?;
     let mut log = match &args.log {
         None => Log::none(),
@@ -76,12 +99,13 @@ pub fn run(args: MankalahArgs) -> Result<(), CliError> {
         threads: args.threads,
         tt_mib: 64,
     };
-    let mut agent = Agent::new(budget, config)
+    let mut agent = Agent::new(plan, config)
         .map_err(|e| CliError::failure(format!("cannot start the engine: {e}")))?;
     log.note(&format!(
-        "kalah mankalah started {}, time budget {:.3} s",
+        "kalah mankalah started {}, time budget {:.3} s, at most {:.3} s a reply",
         now_utc(),
-        budget.as_secs_f64()
+        plan.budget.as_secs_f64(),
+        plan.max_move.as_secs_f64()
     ));
 
     let mut input = std::io::stdin().lock();
