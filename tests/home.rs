@@ -377,15 +377,20 @@ fn the_mankalah_bot_reads_the_homes_7_house_levels_with_no_flag() {
         .unwrap();
     child.stdin.take().unwrap().write_all(b"END\n").unwrap();
     let out = child.wait_with_output().unwrap();
+    let line = format!("endgame levels 0..=6 read from {}", db.display());
+    bot_succeeded_and_logged(&out, &log, &line, &home);
+}
+
+/// The bot exited 0 and its log has `line`; then `home` goes.
+fn bot_succeeded_and_logged(out: &std::process::Output, log: &Path, line: &str, home: &Path) {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&log).unwrap();
-    let line = format!("endgame levels 0..=6 read from {}", db.display());
-    assert!(text.contains(&line), "{text}");
-    let _ = std::fs::remove_dir_all(&home);
+    let text = std::fs::read_to_string(log).unwrap();
+    assert!(text.contains(line), "{text}");
+    let _ = std::fs::remove_dir_all(home);
 }
 
 #[test]
@@ -435,15 +440,8 @@ fn the_kgp_bot_reads_the_homes_levels_with_no_flag() {
     assert!(lines.any(|l| l == "@3 yield"));
     writer.write_all(b"5 goodbye\r\n").unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&log).unwrap();
     let line = format!("databases for 4 houses: levels 0..=10 in {}", db.display());
-    assert!(text.contains(&line), "{text}");
-    let _ = std::fs::remove_dir_all(&home);
+    bot_succeeded_and_logged(&out, &log, &line, &home);
 }
 
 #[test]
