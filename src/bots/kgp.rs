@@ -668,10 +668,10 @@ enum SessionEnd {
 /// What the reading thread passes on.
 enum Incoming {
     Command(Command),
+    /// `request` knows when the line arrived.
     State {
         command: Command,
         request: Arc<Request>,
-        received: Instant,
     },
     /// A line ignored: as the log shows it (quoted), and why.
     Bad {
@@ -812,15 +812,11 @@ impl Client<'_> {
                 Incoming::Bad { line, why } => {
                     self.note(&format!("ignored a line from the server ({why}): {line}"));
                 }
-                Incoming::State {
-                    command,
-                    request,
-                    received,
-                } => {
+                Incoming::State { command, request } => {
                     if !greeted {
                         self.note("a state before the kgp greeting (answered anyway)");
                     }
-                    let answer = self.answer(shared, &command, &request, received);
+                    let answer = self.answer(shared, &command, &request);
                     shared.finish(&request);
                     if let Some(answer) = answer {
                         answered += 1;
@@ -952,8 +948,8 @@ impl Client<'_> {
         shared: &Arc<Shared>,
         command: &Command,
         request: &Arc<Request>,
-        received: Instant,
     ) -> Option<Answer> {
+        let received = request.received;
         let Some(Argument::Board(board)) = command.args.first() else {
             self.note(&format!(
                 "ignored a state without a board: {}",
@@ -988,15 +984,15 @@ impl Client<'_> {
             return Some(answer);
         }
         // The last move must stand for a pause before the yield (see `request`).
-        let pause = self.config.resend_pause.min(MAX_RESEND_PAUSE);
+        let pause = shared.pause();
         let budget = self.budget(received);
         let deadline = received + budget.saturating_sub(pause).max(budget / 2);
         let ok = match self.playable(board) {
-            Ok(state) => self.think(shared, request, &state, received, deadline, &mut answer),
+            Ok(state) => self.think(shared, request, &state, deadline, &mut answer),
             Err(why) => {
                 answer.note = Some(why);
                 match simple_move(&houses) {
-                    Some(house) => send_simple_move(shared, request, house, received, &mut answer),
+                    Some(house) => send_simple_move(shared, request, house, &mut answer),
                     None => Ok(()),
                 }
             }
@@ -1031,7 +1027,6 @@ impl Client<'_> {
         shared: &Arc<Shared>,
         request: &Arc<Request>,
         state: &PlayState,
-        received: Instant,
         deadline: Instant,
         answer: &mut Answer,
     ) -> io::Result<()> {
@@ -1042,7 +1037,7 @@ impl Client<'_> {
                 answer.note = Some(why);
                 let house = simple_move(state.houses(crate::Side::South))
                     .expect("a game not over has a move");
-                return send_simple_move(shared, request, house, received, answer);
+                return send_simple_move(shared, request, house, answer);
             }
         };
         let rules = GameRules {
@@ -1072,7 +1067,7 @@ impl Client<'_> {
                     depth: t.depth,
                     value: t.value,
                     exact: t.exact,
-                    after: received.elapsed(),
+                    after: request.received.elapsed(),
                 }),
                 Err(e) => {
                     request.halt.store(true, Ordering::SeqCst);
@@ -1132,7 +1127,6 @@ fn send_simple_move(
     shared: &Arc<Shared>,
     request: &Arc<Request>,
     house: usize,
-    received: Instant,
     answer: &mut Answer,
 ) -> io::Result<()> {
     request.choose(shared, house)?;
@@ -1141,7 +1135,7 @@ fn send_simple_move(
         depth: 0,
         value: 0,
         exact: false,
-        after: received.elapsed(),
+        after: request.received.elapsed(),
     });
     Ok(())
 }
@@ -1249,11 +1243,7 @@ fn read_loop(stream: TcpStream, shared: &Arc<Shared>, tx: &Sender<Incoming>) {
                     }
                     requests.push(request.clone());
                 }
-                Incoming::State {
-                    command,
-                    request,
-                    received,
-                }
+                Incoming::State { command, request }
             }
             _ => Incoming::Command(command),
         };

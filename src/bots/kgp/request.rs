@@ -79,6 +79,11 @@ impl Shared {
         w.flush()
     }
 
+    /// See [`super::ClientConfig::resend_pause`].
+    pub fn pause(&self) -> Duration {
+        self.pause
+    }
+
     /// A fresh id of ours.
     fn id(&self) -> u64 {
         self.next_id.fetch_add(2, Ordering::Relaxed)
