@@ -313,8 +313,10 @@ fn any_spec() -> impl Strategy<Value = PlayerSpec> {
         (1u32..=30).prop_map(PlayerSpec::Minimax),
         (1u32..=30).prop_map(PlayerSpec::AlphaBeta),
         prop::option::of(".+").prop_map(|f| PlayerSpec::Learner(f.map(Into::into))),
-        (1u64..=86_400_000).prop_map(|ms| PlayerSpec::Engine(Duration::from_millis(ms))),
-        (1u64..=86_400_000).prop_map(|ms| PlayerSpec::EngineNoDb(Duration::from_millis(ms))),
+        (1u64..=86_400_000, any::<bool>()).prop_map(|(ms, db)| PlayerSpec::Engine {
+            time: Duration::from_millis(ms),
+            db
+        }),
     ]
 }
 

@@ -132,10 +132,13 @@ pub enum PlayerSpec {
     Perfect,
     /// `learner[:FILE]`.
     Learner(Option<PathBuf>),
-    /// `engine:TIME`.
-    Engine(Duration),
-    /// `engine:TIME:no-db`: the engine without the endgame databases.
-    EngineNoDb(Duration),
+    /// `engine:TIME`, or `engine:TIME:no-db` (`db` false: without the endgame databases).
+    Engine {
+        /// Thinking time a move.
+        time: Duration,
+        /// Whether it uses the endgame databases given to the players.
+        db: bool,
+    },
 }
 
 /// Deepest `minimax:D` / `alphabeta:D` accepted: `minimax` searches about 6^D nodes on
@@ -196,12 +199,13 @@ impl FromStr for PlayerSpec {
             "perfect" => none(PlayerSpec::Perfect),
             "engine" => {
                 let time = arg.ok_or_else(|| bad("give a time a move, e.g. engine:5s"))?;
-                let (time, make): (_, fn(Duration) -> PlayerSpec) =
-                    match time.strip_suffix(":no-db") {
-                        Some(time) => (time, PlayerSpec::EngineNoDb),
-                        None => (time, PlayerSpec::Engine),
-                    };
-                parse_duration(time).map(make).map_err(|why| bad(&why))
+                let (time, db) = match time.strip_suffix(":no-db") {
+                    Some(time) => (time, false),
+                    None => (time, true),
+                };
+                parse_duration(time)
+                    .map(|time| PlayerSpec::Engine { time, db })
+                    .map_err(|why| bad(&why))
             }
             "learner" => match arg {
                 Some("") => Err(bad("give a file name after 'learner:'")),
@@ -227,8 +231,10 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Perfect => f.write_str("perfect"),
             PlayerSpec::Learner(None) => f.write_str("learner"),
             PlayerSpec::Learner(Some(p)) => write!(f, "learner:{}", p.display()),
-            PlayerSpec::Engine(t) => write!(f, "engine:{}", engine_time(*t)),
-            PlayerSpec::EngineNoDb(t) => write!(f, "engine:{}:no-db", engine_time(*t)),
+            PlayerSpec::Engine { time, db } => {
+                let no_db = if *db { "" } else { ":no-db" };
+                write!(f, "engine:{}{no_db}", engine_time(*time))
+            }
         }
     }
 }
@@ -271,12 +277,9 @@ impl PlayerSpec {
             PlayerSpec::Minimax(d) => Box::new(Searcher::new(*d, false)),
             PlayerSpec::AlphaBeta(d) => Box::new(Searcher::new(*d, true)),
             PlayerSpec::Perfect => Box::new(Perfect::new(houses, seeds, rules, res)?),
-            PlayerSpec::Engine(time) | PlayerSpec::EngineNoDb(time) => {
+            PlayerSpec::Engine { time, db } => {
                 let config = EngineConfig {
-                    db: match self {
-                        PlayerSpec::EngineNoDb(_) => None,
-                        _ => res.db.clone(),
-                    },
+                    db: res.db.clone().filter(|_| *db),
                     exact_seeds: EngineConfig::default_exact_seeds(houses),
                     threads: res.threads.max(1),
                     tt_mib: if res.tt_mib == 0 { 64 } else { res.tt_mib },
