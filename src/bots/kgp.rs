@@ -1266,11 +1266,7 @@ fn how_found(exact: bool, depth: u32) -> String {
 
 /// Now in UTC, ISO 8601 to the millisecond: `2024-05-01T12:00:00.123Z`.
 fn utc_now() -> String {
-    let t = crate::play::record::UtcTime::now();
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year, t.month, t.day, t.hour, t.minute, t.second, t.milli
-    )
+    crate::play::record::UtcTime::now().to_string()
 }
 
 #[cfg(test)]

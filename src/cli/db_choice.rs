@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 use kalah::Rules;
 use kalah::db::home::HOME_VAR;
-use kalah::db::tablebase::levels_in;
+use kalah::db::tablebase::{level_files, levels_in};
 use kalah::db::{Access, Tablebase};
 use serde_json::json;
 
@@ -97,6 +97,46 @@ impl DbChoice {
                     dir.display()
                 ))
             })
+    }
+
+    /// Every database in the directory ([`DbChoice::dir`]), one per board size and rules with
+    /// level files there, each up to --max-level if given, opened and its levels checked now.
+    /// An error if --db names a directory without a level file, or if a database found cannot
+    /// be opened.
+    pub fn open_every(&self) -> Result<Vec<Arc<Tablebase>>, CliError> {
+        let Some(dir) = self.dir() else {
+            return Ok(Vec::new());
+        };
+        let listing = level_files(&dir).map_err(|e| {
+            CliError::failure(format!(
+                "cannot read the databases in {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let mut variants: Vec<(usize, Rules)> =
+            listing.iter().map(|f| (f.houses, f.rules)).collect();
+        variants.dedup();
+        if variants.is_empty() && self.db.is_some() {
+            return Err(CliError::input(format!(
+                "--db {}: no level files there (`kalah db build` makes them)",
+                dir.display()
+            )));
+        }
+        variants
+            .into_iter()
+            .map(|(houses, rules)| {
+                let db = Tablebase::open_up_to(&dir, houses, rules, Access::Map, self.max_level)
+                    .and_then(|db| db.slices().map(|_| ()).map(|()| db))
+                    .map_err(|e| {
+                        CliError::failure(format!(
+                            "cannot open the database for {houses} houses, {rules} rules in \
+                             {}: {e}",
+                            dir.display()
+                        ))
+                    })?;
+                Ok(Arc::new(db))
+            })
+            .collect()
     }
 
     /// Why no database is read for `houses` houses under `rules`, for people.

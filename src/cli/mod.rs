@@ -15,6 +15,7 @@ mod perft;
 mod play;
 mod progress;
 mod replay;
+mod serve;
 mod show;
 mod solve;
 mod table_file;
@@ -56,6 +57,7 @@ enum Command {
     Match(matchcmd::MatchArgs),
     Kgp(kgp::KgpArgs),
     Mankalah(mankalah::MankalahArgs),
+    Serve(serve::ServeArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
 }
@@ -105,6 +107,7 @@ pub fn main() -> ExitCode {
         Command::Match(a) => matchcmd::run(a),
         Command::Kgp(a) => kgp::run(a),
         Command::Mankalah(a) => mankalah::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
     };

@@ -618,19 +618,8 @@ pub fn print_analysis<L: Lanes>(
     json: bool,
 ) {
     let (a, elapsed, nodes) = (answer.analysis, answer.elapsed, answer.nodes);
-    let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
-    let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
     if json {
-        let mut out = header(p);
-        out["variant"] = json!(name);
-        out["value"] = json!(a.value);
-        out["best"] = json!(a.best.iter().map(|m| m.house()).collect::<Vec<_>>());
-        out["moves"] = a
-            .moves
-            .iter()
-            .map(|m| json!({"house": m.mv.house(), "value": m.value}))
-            .collect();
-        out["pv"] = json!(pv);
+        let mut out = analysis_json(p, variant, a);
         match answer.source {
             Source::Search(config, db, given) => {
                 add_search_fields(&mut out, nodes, elapsed, config, db, given);
@@ -644,12 +633,11 @@ pub fn print_analysis<L: Lanes>(
                 out["db"] = super::db_choice::files_json(Some(db));
             }
         }
-        if let Some(v) = variant {
-            out["seeds"] = v.seeds().into();
-        }
         print_json(&out);
         return;
     }
+    let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
+    let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
     let title = name.unwrap_or_else(|| format!("{p} ({} houses a side)", p.houses_per_side()));
     println!("{title}, {} rules, {}", p.rules(), side_text(a.to_move));
     let verdict = match (a.to_move, a.value) {
@@ -693,6 +681,29 @@ pub fn print_analysis<L: Lanes>(
             elapsed.as_secs_f64() * 1e3
         ),
     }
+}
+
+/// The JSON of an analysis of `p` (of the start of `variant` if given): the [`header`], then
+/// `variant`, `value`, `best`, `moves` (house order), `pv` and, with a variant, `seeds`.
+pub fn analysis_json<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<Variant>,
+    a: &Analysis,
+) -> serde_json::Value {
+    let mut out = header(p);
+    out["variant"] = json!(variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds())));
+    out["value"] = json!(a.value);
+    out["best"] = json!(a.best.iter().map(|m| m.house()).collect::<Vec<_>>());
+    out["moves"] = a
+        .moves
+        .iter()
+        .map(|m| json!({"house": m.mv.house(), "value": m.value}))
+        .collect();
+    out["pv"] = json!(a.pv.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    if let Some(v) = variant {
+        out["seeds"] = v.seeds().into();
+    }
+    out
 }
 
 /// A solver for `houses` and `rules` probing `db` if given, or the CLI's error if it cannot

@@ -310,6 +310,17 @@ impl UtcTime {
     }
 }
 
+/// ISO 8601 to the millisecond: `2024-05-01T12:00:00.123Z`.
+impl std::fmt::Display for UtcTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            self.year, self.month, self.day, self.hour, self.minute, self.second, self.milli
+        )
+    }
+}
+
 /// `text` on one line of a record: control characters (a line break in a learner's file name,
 /// say) written as escapes, so that the record always reads back.
 fn one_line(text: &str) -> String {

@@ -16,7 +16,7 @@ pub mod tt;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::board::Board;
@@ -256,6 +256,8 @@ pub enum SolveError {
         /// What the position has.
         position: String,
     },
+    /// The search reached the deadline set by [`Solver::set_deadline`] first: no value is given.
+    OutOfTime,
 }
 
 impl fmt::Display for SolveError {
@@ -267,6 +269,7 @@ impl fmt::Display for SolveError {
             SolveError::Mismatch { solver, position } => {
                 write!(f, "this solver is for {solver}, the position is {position}")
             }
+            SolveError::OutOfTime => f.write_str("the search ran out of its time"),
         }
     }
 }
@@ -337,6 +340,8 @@ pub struct Solver {
     nodes: AtomicU64,
     started: Instant,
     db: Option<Arc<Tablebase>>,
+    /// When searches must stop ([`Solver::set_deadline`]).
+    deadline: Mutex<Option<Instant>>,
 }
 
 impl Solver {
@@ -362,6 +367,7 @@ impl Solver {
             nodes: AtomicU64::new(0),
             started: Instant::now(),
             db: None,
+            deadline: Mutex::new(None),
         })
     }
 
@@ -421,6 +427,14 @@ impl Solver {
     /// it was stored.
     pub fn use_whole_table(&self) {
         self.tt.use_all();
+    }
+
+    /// From now on every search of this solver stops at `deadline` (`None`: never) with
+    /// [`SolveError::OutOfTime`], leaving the table as sound as before: a stopped search stores
+    /// nothing it had not proven. Only [`Algorithm::Mtdf`] heeds it; it is checked every few
+    /// thousand nodes.
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
+        *self.deadline.lock().unwrap_or_else(|e| e.into_inner()) = deadline;
     }
 
     fn check<L: Lanes>(&self, pos: &Position<L>) -> Result<(), SolveError> {
@@ -538,6 +552,10 @@ impl Solver {
             Some(db) => Some(db.slices()?),
             None => None,
         };
+        let deadline = *self.deadline.lock().unwrap_or_else(|e| e.into_inner());
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(SolveError::OutOfTime);
+        }
         let fault = OnceLock::new();
         let shared = Shared {
             tt: &self.tt,
@@ -549,17 +567,20 @@ impl Solver {
             nodes: &self.nodes,
             db: probe.as_ref(),
             fault: &fault,
+            deadline,
         };
-        let result = self.pool.install(|| {
+        let (result, stopped) = self.pool.install(|| {
             let abort = Abort::root();
             let mut local = Local::default();
             let result =
                 negamax::search(&shared, &mut local, &abort, board, beta - 1, beta, depth, 0);
             local.flush(&shared);
-            result
+            (result, abort.is_set())
         });
+        // The root is only ever set by a fault or by the deadline.
         match (fault.get(), &probe) {
             (Some(&fault), Some(probe)) => Err(SolveError::Database(probe.error(fault))),
+            _ if stopped => Err(SolveError::OutOfTime),
             _ => Ok(result),
         }
     }

@@ -11,6 +11,7 @@
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -117,6 +118,9 @@ pub struct Shared<'a> {
     /// The first probe of the databases that failed (a damaged block): the search then stops
     /// at once, its result means nothing, and the caller reports this.
     pub fault: &'a OnceLock<Fault>,
+    /// When the search must stop, if ever: past it the whole search stops (`abort`'s root is
+    /// set, as for a fault) and its result means nothing.
+    pub deadline: Option<Instant>,
 }
 
 impl Shared<'_> {
@@ -245,6 +249,10 @@ pub fn search<L: Lanes>(
     if local.nodes >= NODE_FLUSH {
         local.flush(shared);
         if abort.is_set() {
+            return (0, 0);
+        }
+        if shared.deadline.is_some_and(|d| Instant::now() >= d) {
+            abort.set_root();
             return (0, 0);
         }
     }

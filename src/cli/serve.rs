@@ -1,0 +1,299 @@
+//! `kalah serve`: the exact value of any position over HTTP, for programs (`/api/v1/...`) and
+//! for people (the explorer at `/`).
+//!
+//! ```text
+//! accept ──► a connection (HTTP/1.1, keep-alive): at most --max-connections at once, its
+//!   │        request head within 10 s and 16 KiB, at most 30 s idle between requests
+//!   └──► request ──► router (api.rs) ──► response ──► one access-log line on stderr
+//!
+//! SIGINT / SIGTERM ──► stop accepting; requests under way finish (a search within its
+//!                       budget); the process then exits 0
+//! ```
+
+mod api;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::HttpBody as _;
+use clap::Args;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower::ServiceExt as _;
+
+use super::CliError;
+use super::db_choice::DbChoice;
+
+/// Serve exact values over HTTP: a JSON API for programs and an explorer page for people.
+///
+/// GET /api/v1/position?position=LITERAL&rules=standard|empty-capture[&to_move=north] and
+/// GET /api/v1/start?houses=M&seeds=N&rules=R answer with the JSON of `kalah analyze --json`
+/// (value, every move's value best first with the position it leads to, best moves, a
+/// perfect line) plus `source` (database or search) and `time_ms`. Positions the databases
+/// hold are answered at once; others are searched within --budget (past it: HTTP 422). Bad
+/// input: HTTP 400 with {"error": "FIELD: ..."}. The explorer at / shows a board with every
+/// move's value; click a move to play it. See docs/serve.md.
+///
+/// The first line on stdout says where it listens; one access-log line per request goes to
+/// stderr. Ctrl-C or SIGTERM stops it after the requests under way.
+#[derive(Args, Debug)]
+#[command(long_about)]
+pub struct ServeArgs {
+    /// Address and port to listen on; port 0 picks a free one (the first line on stdout names
+    /// it). Listening beyond 127.0.0.1 serves other machines: put a reverse proxy in front.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9000")]
+    bind: SocketAddr,
+
+    #[command(flatten)]
+    db: DbChoice,
+
+    /// Time a request may spend searching a position beyond the databases, in seconds (0.01
+    /// to 60), counted from its arrival (waiting for a free search slot included).
+    #[arg(long, value_name = "S", default_value = "1", value_parser = super::args::seconds(0.01, 60.0))]
+    budget: Duration,
+
+    /// Searches at once, 1 to 64; a request finding none free within its budget gets HTTP 503.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = super::args::count::<usize>(1..=64))]
+    searches: usize,
+
+    /// Threads of each search, 1 to 64 (4 a core above 16 cores) [default: all cores].
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
+    threads: Option<usize>,
+
+    /// Transposition table of each search slot in MiB, 1 to the machine's physical memory
+    /// (kept between requests: a walk through a game gets faster).
+    #[arg(long = "tt-mb", value_name = "MIB", default_value_t = 64, value_parser = super::args::mib())]
+    tt_mb: usize,
+
+    /// Connections open at once, 1 to 65536; more are closed as they come.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = super::args::count::<usize>(1..=65536))]
+    max_connections: usize,
+
+    /// Write the first line and the access log as JSON, one object a line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Time for a request head to arrive, from the connection's opening or its last answer.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest request head taken, in bytes: the query is bounded far below it
+/// ([`api::MAX_QUERY`]); hyper answers a longer one with 431.
+const MAX_HEAD: usize = 16 * 1024;
+
+/// The most characters of a request target written to the access log.
+const MAX_LOGGED_TARGET: usize = 300;
+
+pub fn run(args: ServeArgs) -> Result<(), CliError> {
+    let databases = args.db.open_every()?;
+    let api = api::Api::new(
+        databases,
+        api::SearchSettings {
+            budget: args.budget,
+            slots: args.searches,
+            threads: super::args::threads_or_all(args.threads),
+            tt_mib: args.tt_mb,
+        },
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(kalah::cores())
+        .thread_name("kalah-serve")
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start the server's threads: {e}")))?;
+    runtime.block_on(serve(args, Arc::new(api)))
+}
+
+async fn serve(args: ServeArgs, api: Arc<api::Api>) -> Result<(), CliError> {
+    let listener = TcpListener::bind(args.bind)
+        .await
+        .map_err(|e| CliError::failure(format!("cannot listen on {}: {e}", args.bind)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| CliError::failure(format!("cannot listen on {}: {e}", args.bind)))?;
+    announce(addr, &api, args.json);
+    let router = api::router(api.clone());
+    let connections = Arc::new(Semaphore::new(args.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let log = Log { json: args.json };
+    let stop = stop_signal();
+    tokio::pin!(stop);
+    let signal = loop {
+        let (stream, peer) = tokio::select! {
+            signal = &mut stop => break signal,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, say: wait for connections to close.
+                    log.note(&format!("cannot accept a connection: {e}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let router = router.clone();
+            async move {
+                let started = Instant::now();
+                let method = request.method().clone();
+                let target = request
+                    .uri()
+                    .path_and_query()
+                    .map_or("/", |p| p.as_str())
+                    .to_owned();
+                let response = router.oneshot(request).await?;
+                let bytes = response.body().size_hint().exact();
+                log.request(peer, &method, &target, response.status(), bytes, started);
+                Ok::<_, Infallible>(response)
+            }
+        });
+        let connection = http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEAD_TIMEOUT)
+            .max_buf_size(MAX_HEAD)
+            .serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(permit);
+        });
+    };
+    drop(listener);
+    log.note(&format!(
+        "{signal}: no new connections; finishing the requests under way"
+    ));
+    // A search stops at its budget; a connection idle in keep-alive closes at once.
+    let grace = api.budget() + Duration::from_secs(5);
+    if tokio::time::timeout(grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        log.note("some connections did not finish in time; closed");
+    }
+    Ok(())
+}
+
+/// The first line on stdout: where the server listens and what it serves.
+fn announce(addr: SocketAddr, api: &api::Api, json: bool) {
+    let url = format!("http://{addr}/");
+    let dbs = api.databases();
+    if json {
+        let databases: Vec<_> = dbs
+            .iter()
+            .map(|db| {
+                json!({"houses": db.houses(), "rules": db.rules().as_str(), "max_level": db.max_level()})
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({"listening": url, "databases": databases, "budget_ms": api.budget().as_millis() as u64})
+        );
+    } else {
+        let served: Vec<String> = dbs
+            .iter()
+            .map(|db| {
+                format!(
+                    "{} houses {} 0..={}",
+                    db.houses(),
+                    db.rules(),
+                    db.max_level()
+                )
+            })
+            .collect();
+        let served = if served.is_empty() {
+            "no databases: every position is searched".to_owned()
+        } else {
+            format!("databases: {}", served.join(", "))
+        };
+        println!(
+            "listening on {url} ({served}; searches within {} ms)",
+            api.budget().as_millis()
+        );
+    }
+}
+
+/// SIGINT or SIGTERM, by name.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut term) = signal(SignalKind::terminate()) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return "SIGINT";
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
+}
+
+/// The access log on stderr.
+#[derive(Clone, Copy)]
+struct Log {
+    json: bool,
+}
+
+impl Log {
+    /// One line for one request: time, peer, method, target, status, body bytes, duration.
+    fn request(
+        self,
+        peer: SocketAddr,
+        method: &hyper::Method,
+        target: &str,
+        status: hyper::StatusCode,
+        bytes: Option<u64>,
+        started: Instant,
+    ) {
+        let time = kalah::play::record::UtcTime::now();
+        let target = kalah::text::escape_within(target, MAX_LOGGED_TARGET);
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        if self.json {
+            eprintln!(
+                "{}",
+                json!({
+                    "time": time.to_string(),
+                    "peer": peer.to_string(),
+                    "method": method.as_str(),
+                    "target": target,
+                    "status": status.as_u16(),
+                    "bytes": bytes,
+                    "ms": (ms * 1000.0).round() / 1000.0,
+                })
+            );
+        } else {
+            let bytes = bytes.map_or("-".to_owned(), |b| b.to_string());
+            eprintln!(
+                "{time} {peer} {method} {target} {} {bytes} {ms:.3}ms",
+                status.as_u16()
+            );
+        }
+    }
+
+    /// A line about the server itself.
+    fn note(self, text: &str) {
+        let time = kalah::play::record::UtcTime::now();
+        if self.json {
+            eprintln!("{}", json!({"time": time.to_string(), "note": text}));
+        } else {
+            eprintln!("{time} {text}");
+        }
+    }
+}
