@@ -134,6 +134,16 @@ impl Shared<'_> {
         }
     }
 
+    /// Whether the deadline has passed; if so, stops the whole search (sets `abort`'s root).
+    #[inline]
+    fn stop_if_late(&self, abort: &Abort<'_>) -> bool {
+        let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+        if late {
+            abort.set_root();
+        }
+        late
+    }
+
     /// Records `fault` and stops the whole search.
     #[cold]
     #[inline(never)]
@@ -251,8 +261,7 @@ pub fn search<L: Lanes>(
         if abort.is_set() {
             return (0, 0);
         }
-        if shared.deadline.is_some_and(|d| Instant::now() >= d) {
-            abort.set_root();
+        if shared.stop_if_late(abort) {
             return (0, 0);
         }
     }
@@ -444,6 +453,8 @@ pub fn search<L: Lanes>(
                         search_child(shared, &mut mine, &split, c, alpha, beta, child_depth, ply);
                     let searched = mine.searched;
                     mine.flush(shared);
+                    // A task of fewer nodes than a flush never looked at the clock.
+                    shared.stop_if_late(&split);
                     if split.is_set() {
                         return (i32::MIN, EXACT_DEPTH, c.house as usize, searched);
                     }
