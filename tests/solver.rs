@@ -10,8 +10,8 @@ use common::naive_value;
 
 use kalah::reference::RefPosition;
 use kalah::{
-    Algorithm, AnyPosition, Position, Rng, Rules, Setup, Side, Solver, SolverConfig, Variant,
-    with_position,
+    Algorithm, AnyPosition, Position, Rng, Rules, Setup, Side, SolveError, Solver, SolverConfig,
+    Variant, with_position,
 };
 
 fn config(algorithm: Algorithm, threads: usize) -> SolverConfig {
@@ -179,4 +179,30 @@ fn the_ladder_agrees_with_mtdf_on_larger_starts() {
             );
         }
     }
+}
+
+#[test]
+fn a_deadline_stops_the_search_and_leaves_the_solver_sound() {
+    let solver = Solver::new(6, Rules::Standard, config(Algorithm::Mtdf, 2)).unwrap();
+    let big =
+        Position::<kalah::Narrow>::start(Variant::new(6, 6, Rules::Standard).unwrap()).unwrap();
+    let started = std::time::Instant::now();
+    solver.set_deadline(Some(started + std::time::Duration::from_millis(100)));
+    let stopped = solver.analyze(&big, true, &mut |_| {});
+    assert!(matches!(stopped, Err(SolveError::OutOfTime)), "{stopped:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // A past deadline stops at once; none lets the same solver finish, with the right value.
+    let small =
+        Position::<kalah::Narrow>::start(Variant::new(6, 2, Rules::Standard).unwrap()).unwrap();
+    solver.set_deadline(Some(started));
+    assert!(matches!(
+        solver.analyze(&small, true, &mut |_| {}),
+        Err(SolveError::OutOfTime)
+    ));
+    solver.set_deadline(None);
+    let fresh = Solver::new(6, Rules::Standard, config(Algorithm::Mtdf, 1)).unwrap();
+    assert_eq!(
+        solver.analyze(&small, true, &mut |_| {}).unwrap(),
+        fresh.analyze(&small, true, &mut |_| {}).unwrap()
+    );
 }
