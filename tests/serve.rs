@@ -44,6 +44,12 @@ impl Server {
 
     /// Sends `request` (a whole HTTP/1.1 request) and reads the answer to its end.
     fn raw(&self, request: &[u8]) -> (u16, String) {
+        let (status, _, body) = self.exchange(request);
+        (status, body)
+    }
+
+    /// Sends `request` and reads the answer: its status, head and body.
+    fn exchange(&self, request: &[u8]) -> (u16, String, String) {
         let mut stream = TcpStream::connect(&self.addr).expect("connects");
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -57,11 +63,8 @@ impl Server {
             .nth(1)
             .and_then(|s| s.parse().ok())
             .unwrap_or_else(|| panic!("no status in {answer:?}"));
-        let body = answer
-            .split_once("\r\n\r\n")
-            .map_or("", |(_, body)| body)
-            .to_owned();
-        (status, body)
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        (status, head.to_lowercase(), body.to_owned())
     }
 
     /// GET `target`: the status and the body as JSON.
@@ -342,8 +345,24 @@ fn a_search_past_its_budget_is_a_422_and_frees_its_slot() {
 #[test]
 fn the_explorer_is_one_page_that_fetches_from_this_server_only() {
     let server = Server::start(&["--no-db"]);
-    let (status, page) = server.raw(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let (status, head, page) =
+        server.exchange(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assert_eq!(status, 200);
+    assert!(
+        head.contains("content-type: text/html; charset=utf-8"),
+        "{head}"
+    );
+    assert!(
+        head.contains("content-security-policy: default-src 'none'"),
+        "{head}"
+    );
+    // The API is open to pages of other origins; its answers are JSON.
+    let (status, head, _) = server.exchange(
+        b"GET /api/v1/start?houses=2&seeds=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status, 200);
+    assert!(head.contains("access-control-allow-origin: *"), "{head}");
+    assert!(head.contains("content-type: application/json"), "{head}");
     assert!(page.contains("api/v1/position") && page.contains("api/v1/start"));
     for foreign in ["http://", "https://", "//cdn", "@import"] {
         assert!(!page.contains(foreign), "the page names {foreign}");

@@ -131,14 +131,23 @@ impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let mut response = (self.status, self.body.to_string()).into_response();
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, json_type());
+        api_headers(headers);
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         response
     }
 }
 
-fn json_type() -> HeaderValue {
-    HeaderValue::from_static("application/json")
+/// The headers of every API answer: JSON, readable by pages of any origin (the values are
+/// public, and no request carries credentials).
+fn api_headers(headers: &mut axum::http::HeaderMap) {
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
 }
 
 async fn explorer() -> Response {
@@ -431,7 +440,7 @@ fn done(
     out["db_max_seeds"] = json!(db.map(Tablebase::max_level));
     let mut response = out.to_string().into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, json_type());
+    api_headers(headers);
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
 }
