@@ -1,0 +1,694 @@
+//! The explorer page of `kalah serve` in a real browser: headless Chromium driven through
+//! chromedriver (WebDriver), every value it shows checked against the server's own API.
+//!
+//! ```text
+//! kalah db build --houses 4 --max-seeds 12 ──► kalah serve --db DIR --bind 127.0.0.1:0
+//!                                                 ▲ the page              ▲ GET /api/v1/...
+//! this test ──► chromedriver ──► headless Chromium┘      this test ───────┘
+//!               (WebDriver)      what it shows     ══    what the API answers
+//! ```
+//!
+//! The steps: a position from the URL; its best move clicked in the move list; back; its
+//! worst move clicked on the board; a literal typed into the page (North to move); a literal
+//! that is not a position (the API's refusal shown, then back, and the page still works); a
+//! start position with no database (searched). After each: the URL, and the values shown equal
+//! the API's for that position. A screenshot of the first position goes to
+//! `target/browser/explorer.png`.
+//!
+//! The page is read through the hooks it keeps for tests, nothing else: the ids `position`,
+//! `rules`, `value`, `pv`, `source`, `error`, the input `pick-literal`, the items
+//! `li.move[data-house][data-value]`, the cells `.house.playable[data-house]`, and
+//! `document.body.dataset.state` (loading, ready or error). Every wait is for a condition,
+//! within [`PATIENCE`]; never a fixed pause.
+//!
+//! Ignored by `cargo test`: it needs chromium and chromedriver (`/usr/bin/chromium`,
+//! `/usr/bin/chromedriver`: Debian's `chromium` and `chromium-driver`), which `.ci/run`
+//! installs before running it with `cargo test --test browser -- --ignored`.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::error::CmdError;
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+mod cli_common;
+
+/// The browser and its driver, where Debian's `chromium` and `chromium-driver` put them.
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// Chromium's flags: headless, and none of its own connections to the outside (updates,
+/// sync, field trials, QUIC probes), which a closed network would only slow down.
+const CHROMIUM_ARGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1000,1500",
+];
+
+/// The longest wait for any condition (a page ready, a driver up).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// How often a condition is checked again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// A position within the database built here (12 seeds on the board), South to move, whose
+/// three moves have three values: +12 (house 2, a capture), 0 and -4.
+const FIRST: &str = "<4,14,10,1,2,3,0,2,1,0,3>";
+
+/// A position typed into the page, North to move, its three moves all best (+10).
+const TYPED: &str = "<4,9,15,1,2,3,0,2,1,0,3> north";
+
+/// Not a position: 4 houses need 11 numbers.
+const INVALID: &str = "<4,1,2,3>";
+
+#[tokio::test]
+#[ignore = "needs chromium and chromedriver: .ci/run installs them and runs it"]
+async fn explorer_shows_the_values_of_the_api() {
+    for path in [CHROMIUM, CHROMEDRIVER] {
+        assert!(
+            Path::new(path).exists(),
+            "{path} is missing: install Debian's chromium and chromium-driver (.ci/run does)"
+        );
+    }
+    let dir = TempDir::new("browser");
+    let db = dir.path.join("db");
+    let built = cli_common::kalah(&[
+        "db",
+        "build",
+        "--houses",
+        "4",
+        "--max-seeds",
+        "12",
+        "--dir",
+        db.to_str().expect("a UTF-8 temporary path"),
+    ]);
+    assert!(
+        built.status.success(),
+        "kalah db build: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let server = Server::start(&db, &dir.path);
+    let driver = Driver::start(&dir.path);
+
+    let mut capabilities = serde_json::Map::new();
+    let user_data = dir.path.join("chromium-profile");
+    let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| a.to_string()).collect();
+    args.push(format!("--user-data-dir={}", user_data.display()));
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({"binary": CHROMIUM, "args": args}),
+    );
+    let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("a Chromium session through chromedriver");
+
+    // The steps run as a task of their own: a failed check there still lets the browser's
+    // session be closed here, before the failure is passed on.
+    let steps = tokio::spawn(steps(client.clone(), server.addr));
+    let outcome = steps.await;
+    let closed = client.close().await;
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => panic!("a WebDriver command failed: {e}"),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => panic!("the steps did not finish: {e}"),
+    }
+    closed.expect("the browser's session closes");
+}
+
+/// What the test does in the browser, the server's answers at `addr` beside it.
+async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
+    let base = format!("http://{addr}/");
+
+    // A position from the URL: every value as the API gives it.
+    let first = api(
+        addr,
+        "position",
+        &[("position", FIRST), ("rules", "standard")],
+    );
+    client
+        .goto(&format!(
+            "{base}?{}",
+            encode(&[("position", FIRST), ("rules", "standard")])
+        ))
+        .await?;
+    let page = settle(&client, "the first position", |p| {
+        p.is_ready() && p.position == FIRST
+    })
+    .await?;
+    page.assert_shows(&first);
+    screenshot(&client).await?;
+
+    // Its best move, clicked in the list: the URL and the values follow the move.
+    let best = &first["moves"][0];
+    let item = client.find(Locator::Css("li.move")).await?;
+    assert_eq!(
+        item.attr("data-house").await?.as_deref(),
+        Some(best["house"].to_string().as_str()),
+        "the first item of the list is the API's best move"
+    );
+    item.click().await?;
+    let after = best["after"].as_str().expect("after");
+    let page = settle(&client, "the position after the best move", |p| {
+        p.is_ready() && p.position == after
+    })
+    .await?;
+    page.assert_shows(&api(
+        addr,
+        "position",
+        &[("position", after), ("rules", "standard")],
+    ));
+    assert_url(&client, after, "standard").await?;
+
+    // Back: the first position again.
+    client.back().await?;
+    let page = settle(&client, "the first position, back", |p| {
+        p.is_ready() && p.position == FIRST
+    })
+    .await?;
+    page.assert_shows(&first);
+    assert_url(&client, FIRST, "standard").await?;
+
+    // Its worst move, clicked on the board.
+    let worst = first["moves"]
+        .as_array()
+        .and_then(|m| m.last())
+        .expect("moves");
+    let house = worst["house"].to_string();
+    client
+        .find(Locator::Css(&format!(
+            ".house.playable[data-house=\"{house}\"]"
+        )))
+        .await?
+        .click()
+        .await?;
+    let after = worst["after"].as_str().expect("after");
+    let page = settle(&client, "the position after the worst move", |p| {
+        p.is_ready() && p.position == after
+    })
+    .await?;
+    page.assert_shows(&api(
+        addr,
+        "position",
+        &[("position", after), ("rules", "standard")],
+    ));
+    assert_url(&client, after, "standard").await?;
+
+    // A literal typed in, North to move (the side written after it, as the API writes it).
+    let typed = api(
+        addr,
+        "position",
+        &[("position", TYPED), ("rules", "standard")],
+    );
+    type_literal(&client, TYPED).await?;
+    let page = settle(&client, "the typed position", |p| {
+        p.is_ready() && p.position == TYPED
+    })
+    .await?;
+    page.assert_shows(&typed);
+    assert_url(&client, TYPED, "standard").await?;
+
+    // A literal that is not a position: the API's refusal shown, and nothing stale beside it.
+    type_literal(&client, INVALID).await?;
+    let page = settle(&client, "the error", |p| p.state == "error").await?;
+    // The page asks for what its URL holds (the literal, and the side its check box gives).
+    let url = client.current_url().await?;
+    let asked: HashMap<String, String> = url.query_pairs().into_owned().collect();
+    let asked = asked.get("position").expect("a position in the URL");
+    assert!(
+        asked.starts_with(INVALID),
+        "the URL asks for {INVALID}: {url}"
+    );
+    let (status, refused) = api_status(
+        addr,
+        "position",
+        &[("position", asked), ("rules", "standard")],
+    );
+    assert_eq!(status, 400, "the API refuses {asked}: {refused}");
+    let why = refused["error"].as_str().expect("an error message");
+    let shown = page
+        .error
+        .as_deref()
+        .unwrap_or_else(|| panic!("state=error but the #error element is not visible: {page:#?}"));
+    assert!(
+        shown.contains(why.trim_end_matches('.')),
+        "the error shown, {shown:?}, has the API's message {why:?}"
+    );
+    assert!(
+        page.moves.iter().all(|m| !m.2) && page.value_visible.is_none(),
+        "no move or value left visible beside the error: {page:#?}"
+    );
+
+    // The page still works: back to the typed position, then a literal typed again.
+    client.back().await?;
+    let page = settle(&client, "the typed position, back from the error", |p| {
+        p.is_ready() && p.position == TYPED
+    })
+    .await?;
+    page.assert_shows(&typed);
+    // (The side written out: the page's "North to move" box still holds the last position's.)
+    type_literal(&client, &format!("{FIRST} south")).await?;
+    let page = settle(&client, "the first position, typed after the error", |p| {
+        p.is_ready() && p.position == FIRST
+    })
+    .await?;
+    page.assert_shows(&first);
+
+    // A start position beyond any database (3 houses, empty-capture rules): searched.
+    let start = api(
+        addr,
+        "start",
+        &[("houses", "3"), ("seeds", "3"), ("rules", "empty-capture")],
+    );
+    assert_eq!(start["source"], "search");
+    client
+        .goto(&format!("{base}?houses=3&seeds=3&rules=empty-capture"))
+        .await?;
+    let page = settle(&client, "the start of Kalah(3,3)", |p| {
+        p.is_ready() && p.position == start["position"]
+    })
+    .await?;
+    page.assert_shows(&start);
+    Ok(())
+}
+
+/// The page as the test sees it, read at one moment.
+#[derive(Debug)]
+struct Page {
+    /// `document.body.dataset.state`.
+    state: String,
+    /// Text of `#position`, `#rules`, `#pv`, `#source` (empty if absent).
+    position: String,
+    rules: String,
+    pv: String,
+    source: String,
+    /// Text of `#value` when it is visible.
+    value_visible: Option<String>,
+    /// Text of `#error` when it is visible.
+    error: Option<String>,
+    /// Each `li.move`: data-house, data-value, whether it is visible.
+    moves: Vec<(String, String, bool)>,
+    /// data-house of each `.house.playable`.
+    playable: Vec<String>,
+}
+
+/// Reads the page's hooks in one script, so that they all come from one moment.
+const READ_PAGE: &str = r#"
+const text = (id) => { const e = document.getElementById(id); return e ? e.textContent.trim() : ''; };
+const shown = (id) => {
+  const e = document.getElementById(id);
+  return e && e.checkVisibility() && e.textContent.trim() !== '' ? e.textContent.trim() : null;
+};
+return {
+  state: document.body.dataset.state || '',
+  position: text('position'), rules: text('rules'), pv: text('pv'), source: text('source'),
+  value: shown('value'), error: shown('error'),
+  moves: Array.from(document.querySelectorAll('li.move'),
+                    (li) => [li.dataset.house ?? '', li.dataset.value ?? '', li.checkVisibility()]),
+  playable: Array.from(document.querySelectorAll('.house.playable[data-house]'),
+                       (e) => e.dataset.house),
+};
+"#;
+
+impl Page {
+    async fn read(client: &Client) -> Result<Page, CmdError> {
+        let v = client.execute(READ_PAGE, vec![]).await?;
+        let text = |key: &str| v[key].as_str().unwrap_or_default().to_owned();
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| s.as_str().unwrap_or_default().to_owned())
+                .collect()
+        };
+        Ok(Page {
+            state: text("state"),
+            position: text("position"),
+            rules: text("rules"),
+            pv: text("pv"),
+            source: text("source"),
+            value_visible: v["value"].as_str().map(str::to_owned),
+            error: v["error"].as_str().map(str::to_owned),
+            moves: v["moves"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| {
+                    let s = strings(m);
+                    let visible = m[2].as_bool().unwrap_or(false);
+                    (s[0].clone(), s[1].clone(), visible)
+                })
+                .collect(),
+            playable: strings(&v["playable"]),
+        })
+    }
+
+    fn is_ready(&self) -> bool {
+        self.state == "ready"
+    }
+
+    /// Checks that the page shows `api`, the API's answer for the same position.
+    fn assert_shows(&self, api: &Value) {
+        let position = api["position"].as_str().expect("position");
+        let context = format!("page {self:#?}\nAPI {api:#}");
+        assert_eq!(self.state, "ready", "{context}");
+        assert_eq!(self.error, None, "no error shown: {context}");
+        assert_eq!(self.position, position, "#position: {context}");
+        assert_eq!(
+            self.rules,
+            api["rules"].as_str().expect("rules"),
+            "{context}"
+        );
+        // The value as the page writes it: +12, 0, -4 (a typographic minus taken too).
+        let value = self.value_visible.as_deref().unwrap_or_else(|| {
+            panic!("#value is not visible: {context}");
+        });
+        let value: i64 = value
+            .trim_start_matches('+')
+            .replace('\u{2212}', "-")
+            .parse()
+            .unwrap_or_else(|_| panic!("#value {value:?} is not a number: {context}"));
+        assert_eq!(
+            value,
+            api["value"].as_i64().expect("value"),
+            "#value: {context}"
+        );
+        // Every move, in the API's order (best first), each visible.
+        let want: Vec<(String, String)> = api["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| (m["house"].to_string(), m["value"].to_string()))
+            .collect();
+        let got: Vec<(String, String)> = self
+            .moves
+            .iter()
+            .map(|(h, v, _)| (h.clone(), v.clone()))
+            .collect();
+        assert_eq!(got, want, "li.move (house, value), best first: {context}");
+        assert!(
+            self.moves.iter().all(|m| m.2),
+            "every li.move visible: {context}"
+        );
+        // One playable house on the board for each legal move.
+        let mut playable = self.playable.clone();
+        playable.sort();
+        let mut houses: Vec<String> = want.into_iter().map(|(h, _)| h).collect();
+        houses.sort();
+        assert_eq!(playable, houses, ".house.playable: {context}");
+        // The perfect line, turn by turn.
+        let pv: Vec<&str> = self.pv.split_whitespace().collect();
+        let want_pv: Vec<&str> = api["pv"]
+            .as_array()
+            .expect("pv")
+            .iter()
+            .map(|t| t.as_str().expect("a turn"))
+            .collect();
+        assert_eq!(pv, want_pv, "#pv: {context}");
+        // Where the answer came from.
+        let source = api["source"].as_str().expect("source");
+        let word = if source == "database" {
+            "database"
+        } else {
+            "search"
+        };
+        assert!(
+            self.source.to_lowercase().contains(word),
+            "#source names the {source}: {context}"
+        );
+    }
+}
+
+/// Reads the page until `until` holds, within [`PATIENCE`]; fails naming `what` and the page
+/// last seen.
+async fn settle(
+    client: &Client,
+    what: &str,
+    until: impl Fn(&Page) -> bool,
+) -> Result<Page, CmdError> {
+    let started = Instant::now();
+    loop {
+        let page = Page::read(client).await?;
+        if until(&page) {
+            return Ok(page);
+        }
+        if started.elapsed() > PATIENCE {
+            panic!("{what}: not shown within {PATIENCE:?}; the page: {page:#?}");
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Checks that the page's URL holds `position` and `rules`.
+async fn assert_url(client: &Client, position: &str, rules: &str) -> Result<(), CmdError> {
+    let url = client.current_url().await?;
+    let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
+    assert_eq!(
+        query.get("position").map(String::as_str),
+        Some(position),
+        "the URL's position: {url}"
+    );
+    assert_eq!(
+        query.get("rules").map(String::as_str),
+        Some(rules),
+        "the URL's rules: {url}"
+    );
+    Ok(())
+}
+
+/// Types `literal` into the page's position input, replacing what it held, and submits it.
+async fn type_literal(client: &Client, literal: &str) -> Result<(), CmdError> {
+    let input = client.find(Locator::Id("pick-literal")).await?;
+    input.clear().await?;
+    input.send_keys(&format!("{literal}{}", Key::Enter)).await
+}
+
+/// Saves a screenshot of the page to `target/browser/explorer.png`.
+async fn screenshot(client: &Client) -> Result<(), CmdError> {
+    let png = client.screenshot().await?;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .join("browser");
+    std::fs::create_dir_all(&dir).expect("target/browser made");
+    let path = dir.join("explorer.png");
+    std::fs::write(&path, png).expect("the screenshot written");
+    eprintln!("screenshot: {}", path.display());
+    Ok(())
+}
+
+// The API, read without the browser
+
+/// `pairs` as a query string.
+fn encode(pairs: &[(&str, &str)]) -> String {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in pairs {
+        query.append_pair(name, value);
+    }
+    query.finish()
+}
+
+/// GET `/api/v1/{path}?pairs` from the server at `addr`: its 200 answer.
+fn api(addr: SocketAddr, path: &str, pairs: &[(&str, &str)]) -> Value {
+    let (status, body) = api_status(addr, path, pairs);
+    assert_eq!(status, 200, "/api/v1/{path} {pairs:?}: {body}");
+    body
+}
+
+/// GET `/api/v1/{path}?pairs` from the server at `addr`: status and JSON body.
+fn api_status(addr: SocketAddr, path: &str, pairs: &[(&str, &str)]) -> (u16, Value) {
+    let target = format!("/api/v1/{path}?{}", encode(pairs));
+    let (status, body) = get(addr, &target).expect("the server answers");
+    let body = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("{target}: not JSON ({e}): {body:?}"));
+    (status, body)
+}
+
+/// A plain HTTP/1.1 GET of `target`: the status and the body, read to its Content-Length
+/// (chromedriver keeps the connection open even when asked to close it). The servers here
+/// never send a body in chunks.
+fn get(addr: SocketAddr, target: &str) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(PATIENCE))?;
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut reader = BufReader::new(stream);
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line)?;
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("GET {target}: not an HTTP status line: {status_line:?}"));
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap_or((&line, ""));
+        let name = name.trim().to_ascii_lowercase();
+        assert_ne!(name, "transfer-encoding", "GET {target}: a body in chunks");
+        if name == "content-length" {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let length = length.unwrap_or_else(|| panic!("GET {target}: no Content-Length"));
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    Ok((status, body))
+}
+
+// The processes, ended even when the test fails
+
+/// A fresh temporary directory, removed at the end unless the test failed (then its logs are
+/// kept there and its path printed).
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        TempDir {
+            path: cli_common::fresh_dir(name),
+        }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("logs kept in {}", self.path.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// A process started in a process group of its own, all of which is killed when dropped
+/// (chromedriver's browsers with it).
+struct Group {
+    child: Child,
+}
+
+impl Group {
+    fn spawn(command: &mut Command) -> Group {
+        let child = command
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+        Group { child }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals the group that spawn made for this
+        // child (its id is the group's); no memory is involved.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// `kalah serve` on a free port of 127.0.0.1.
+struct Server {
+    addr: SocketAddr,
+    _process: Group,
+    /// Kept open: the server's stdout.
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    /// Serves the database in `db`; its access log goes to `dir/serve.log`.
+    fn start(db: &Path, dir: &Path) -> Server {
+        let log = File::create(dir.join("serve.log")).expect("a log file");
+        let mut command = cli_common::command();
+        command
+            .args(["serve", "--bind", "127.0.0.1:0", "--budget", "30", "--db"])
+            .arg(db)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log);
+        let mut process = Group::spawn(&mut command);
+        let mut stdout = BufReader::new(process.child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        stdout
+            .read_line(&mut line)
+            .expect("the server's first line");
+        let addr = line
+            .strip_prefix("listening on http://")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("not the first line of kalah serve: {line:?}"));
+        Server {
+            addr,
+            _process: process,
+            _stdout: stdout,
+        }
+    }
+}
+
+/// chromedriver on a free port of 127.0.0.1, ready for sessions.
+struct Driver {
+    url: String,
+    _process: Group,
+}
+
+impl Driver {
+    /// Starts chromedriver, its log in `dir/chromedriver.log`, and waits until it is ready.
+    fn start(dir: &Path) -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let log = File::create(dir.join("chromedriver.log")).expect("a log file");
+        let process = Group::spawn(
+            Command::new(CHROMEDRIVER)
+                .arg(format!("--port={port}"))
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().expect("the log file"))
+                .stderr(log),
+        );
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        loop {
+            if let Ok((200, body)) = get(addr, "/status") {
+                let status: Value = serde_json::from_slice(&body).unwrap_or_default();
+                if status["value"]["ready"] == true {
+                    break;
+                }
+            }
+            assert!(
+                started.elapsed() < PATIENCE,
+                "chromedriver not ready on port {port} within {PATIENCE:?}"
+            );
+            std::thread::sleep(POLL);
+        }
+        Driver {
+            url: format!("http://{addr}"),
+            _process: process,
+        }
+    }
+}
