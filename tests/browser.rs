@@ -165,17 +165,7 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
         "the first item of the list is the API's best move"
     );
     item.click().await?;
-    let after = best["after"].as_str().expect("after");
-    let page = settle(&client, "the position after the best move", |p| {
-        p.is_ready() && p.position == after
-    })
-    .await?;
-    page.assert_shows(&api(
-        addr,
-        "position",
-        &[("position", after), ("rules", "standard")],
-    ));
-    assert_url(&client, after, "standard").await?;
+    shows_after(&client, addr, "the best move", best).await?;
 
     // Back: the first position again.
     client.back().await?;
@@ -199,17 +189,7 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
         .await?
         .click()
         .await?;
-    let after = worst["after"].as_str().expect("after");
-    let page = settle(&client, "the position after the worst move", |p| {
-        p.is_ready() && p.position == after
-    })
-    .await?;
-    page.assert_shows(&api(
-        addr,
-        "position",
-        &[("position", after), ("rules", "standard")],
-    ));
-    assert_url(&client, after, "standard").await?;
+    shows_after(&client, addr, "the worst move", worst).await?;
 
     // A literal typed in, North to move (the side written after it, as the API writes it).
     let typed = api(
@@ -457,6 +437,27 @@ async fn settle(
 }
 
 /// Checks that the page's URL holds `position` and `rules`.
+/// After a click on `mv` (an API move, standard rules): waits for the position it leads to,
+/// and checks the page's values and URL against the API's.
+async fn shows_after(
+    client: &Client,
+    addr: SocketAddr,
+    what: &str,
+    mv: &Value,
+) -> Result<(), CmdError> {
+    let after = mv["after"].as_str().expect("after");
+    let page = settle(client, &format!("the position after {what}"), |p| {
+        p.is_ready() && p.position == after
+    })
+    .await?;
+    page.assert_shows(&api(
+        addr,
+        "position",
+        &[("position", after), ("rules", "standard")],
+    ));
+    assert_url(client, after, "standard").await
+}
+
 async fn assert_url(client: &Client, position: &str, rules: &str) -> Result<(), CmdError> {
     let url = client.current_url().await?;
     let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
