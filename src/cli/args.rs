@@ -209,6 +209,17 @@ pub fn parse_position(
     to_move: Option<Side>,
     rules: Rules,
 ) -> Result<AnyPosition, CliError> {
+    parse_position_given(text, to_move, "--to-move", rules)
+}
+
+/// [`parse_position`], with `to_move` given by the option or field named `given` (the name
+/// that an error about a disagreement shows).
+pub fn parse_position_given(
+    text: &str,
+    to_move: Option<Side>,
+    given: &str,
+    rules: Rules,
+) -> Result<AnyPosition, CliError> {
     let trimmed = text.trim();
     // Allow the bare list of numbers: the brackets need quoting in every shell.
     let literal = if !trimmed.contains('<') && !trimmed.contains('>') && !trimmed.is_empty() {
@@ -229,7 +240,7 @@ pub fn parse_position(
     match (setup.to_move, to_move) {
         (Some(a), Some(b)) if a != b => {
             return Err(bad(format!(
-                "the literal says {a} to move but --to-move says {b}"
+                "the literal says {a} to move but {given} says {b}"
             )));
         }
         (None, Some(b)) => setup.to_move = Some(b),

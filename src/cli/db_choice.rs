@@ -126,9 +126,11 @@ impl DbChoice {
             .into_iter()
             .map(|(houses, rules)| {
                 // Every level is opened and checked now, not at the first request.
-                let checked = |db: Tablebase| db.slices().map(drop).map(|()| db);
                 let db = Tablebase::open_up_to(&dir, houses, rules, Access::Map, self.max_level)
-                    .and_then(checked)
+                    .and_then(|db| {
+                        db.slices()?;
+                        Ok(db)
+                    })
                     .map_err(|e| {
                         CliError::failure(format!(
                             "cannot open the database for {houses} houses, {rules} rules in \

@@ -29,7 +29,7 @@ use kalah::{Analysis, AnyPosition, Lanes, Position, Rules, Side, SolveError, Sol
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::super::args::parse_position;
+use super::super::args::parse_position_given;
 use super::super::solve::analysis_json;
 
 /// The longest query string taken, in bytes (a 12-house literal needs about 200).
@@ -198,8 +198,8 @@ async fn position(State(api): State<Arc<Api>>, RawQuery(query): RawQuery) -> Res
                 "missing (a KGP literal, e.g. <4,0,0,4,4,4,4,4,4,4,4>)",
             )
         })?;
-        let pos = parse_position(text, to_move, rules)
-            .map_err(|e| Failure::field("position", e.message.replace("--to-move", "to_move")))?;
+        let pos = parse_position_given(text, to_move, "to_move", rules)
+            .map_err(|e| Failure::field("position", e.message))?;
         Ok(pos)
     });
     match asked {
@@ -366,23 +366,18 @@ fn search(
 ) -> Result<(Analysis, u64), SolveError> {
     let houses = kalah::with_position!(pos, p => p.houses_per_side());
     let rules = kalah::with_position!(pos, p => p.rules());
+    let serves = |slot: &Option<Slot>| {
+        slot.as_ref()
+            .is_some_and(|s| s.houses == houses && s.rules == rules)
+    };
     // A permit means a slot is free: prefer one already searching this board size.
     let mut guards: Vec<_> = api.slots.iter().filter_map(|s| s.try_lock().ok()).collect();
-    let at = guards
-        .iter()
-        .position(|g| {
-            g.as_ref()
-                .is_some_and(|s| s.houses == houses && s.rules == rules)
-        })
-        .unwrap_or(0);
+    let at = guards.iter().position(|g| serves(g)).unwrap_or(0);
     let Some(mut guard) = (at < guards.len()).then(|| guards.swap_remove(at)) else {
         return Err(SolveError::Threads("no search slot free".into()));
     };
     drop(guards);
-    if !guard
-        .as_ref()
-        .is_some_and(|s| s.houses == houses && s.rules == rules)
-    {
+    if !serves(&guard) {
         *guard = None;
         let config = kalah::SolverConfig {
             threads: api.threads,
