@@ -41,11 +41,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Data flows one way: rules → lanes → board → position → notation / perft / search. The
-//! library never prints: progress comes back through callbacks, statistics through values.
+//! Data flows one way: rules → lanes → board → position → notation / perft → analysis (the
+//! answer's types) → db (the endgame databases) → search, which probes them. The library never
+//! prints: progress comes back through callbacks, statistics through values.
 
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod board;
 pub mod bots;
 pub mod db;
@@ -96,6 +98,7 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+pub use analysis::{Analysis, MoveValue};
 pub use board::{Board, Sowing};
 pub use lanes::{Lanes, Narrow, Wide};
 pub use notation::{NotationError, ParseMoveError, Turn};
@@ -104,4 +107,4 @@ pub use position::{AnyPosition, Defect, IllegalMove, Move, Outcome, Position, Se
 pub use render::render;
 pub use rng::Rng;
 pub use rules::{MAX_HOUSES, MAX_SEEDS, MIN_HOUSES, Rules, Side, Variant, VariantError};
-pub use search::{Algorithm, Analysis, MoveValue, Progress, SolveError, Solver, SolverConfig};
+pub use search::{Algorithm, Progress, SolveError, Solver, SolverConfig};

@@ -361,10 +361,10 @@ fn a_damaged_block_met_by_the_search_is_an_error_never_a_value() {
     // One entry of every block of the top level changed by 2 (its block check fails).
     let path = dir.join(kalah::db::level_file_name(HOUSES, Rules::Standard, TOP));
     let mut bytes = std::fs::read(&path).unwrap();
-    let entries = kalah::db::level_len(HOUSES, TOP) as usize;
-    for block in 0..entries.div_ceil(4096) {
-        let at = 64 + block * 4096 + (entries - block * 4096).min(4096) / 2;
-        bytes[at] ^= 1;
+    let header = kalah::db::format::Header::from_bytes(&bytes).unwrap();
+    for block in 0..header.blocks() {
+        let range = header.block_bytes_range(block);
+        bytes[64 + (range.start + range.end) as usize / 2] ^= 1;
     }
     std::fs::write(&path, &bytes).unwrap();
     let db = Arc::new(Tablebase::open(&dir, HOUSES, Rules::Standard, Access::Map).unwrap());

@@ -163,8 +163,9 @@ fn verification_finds_every_flipped_entry_byte_of_a_level() {
     let path = file(&dir, 9);
     let intact = std::fs::read(&path).unwrap();
     let cancel = AtomicBool::new(false);
-    let entries = kalah::db::level_len(HOUSES, 9) as usize;
-    for at in (64..64 + entries).step_by(37) {
+    let header = kalah::db::format::Header::from_bytes(&intact).unwrap();
+    let payload = header.payload_len() as usize;
+    for at in (64..64 + payload).step_by(37) {
         let mut bytes = intact.clone();
         bytes[at] ^= 0x20;
         std::fs::write(&path, &bytes).unwrap();
@@ -173,7 +174,7 @@ fn verification_finds_every_flipped_entry_byte_of_a_level() {
         let bad = &report.levels[9];
         assert_eq!(
             bad.damaged_blocks,
-            vec![((at - 64) / 4096) as u64],
+            vec![((at - 64) as u64 / header.block_bytes())],
             "byte {at}"
         );
         let e = bad.defect.as_ref().unwrap().to_string();
@@ -297,7 +298,8 @@ fn the_flip_that_once_gave_a_wrong_value_is_an_error() {
     assert_eq!(value["value"], -2);
     let path = file(&dir, 10);
     let mut bytes = std::fs::read(&path).unwrap();
-    bytes[9470] = 4;
+    // Entry 9406 at 4 bits an entry: the low half of byte 4703 of the entries.
+    bytes[64 + 4703] = bytes[64 + 4703] & 0xF0 | 4;
     std::fs::write(&path, &bytes).unwrap();
     let out = kalah(&["query", position, "--db", d]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -348,7 +350,7 @@ fn format_1_files_are_refused_until_upgraded_to_the_same_entries() {
     for level in 0..=8 {
         let bytes = std::fs::read(file(&fresh, level)).unwrap();
         let n = kalah::db::level_len(HOUSES, level) as usize;
-        let entries = &bytes[64..64 + n];
+        let entries = &unpacked(&bytes);
         let header = HeaderV1 {
             houses: HOUSES as u8,
             rules: RULES,
@@ -383,6 +385,81 @@ fn format_1_files_are_refused_until_upgraded_to_the_same_entries() {
         String::from_utf8_lossy(&out.stderr)
     );
     for level in 0..=8 {
+        assert_eq!(
+            std::fs::read(file(&old, level)).unwrap(),
+            std::fs::read(file(&fresh, level)).unwrap(),
+            "level {level}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    let _ = std::fs::remove_dir_all(&fresh);
+}
+
+/// The entries of a level file, one a byte.
+fn unpacked(file: &[u8]) -> Vec<u8> {
+    let header = kalah::db::format::Header::from_bytes(file).unwrap();
+    let packed = kalah::db::packed::Packed::new(&file[64..], header.width.into(), header.entries);
+    let packed = packed.unwrap();
+    (0..header.entries).map(|i| packed.get(i)).collect()
+}
+
+/// `file` as the first builds of format 2 wrote it: one byte an entry, a checksum a block.
+fn byte_wide(file: &[u8]) -> Vec<u8> {
+    use kalah::db::format::{Header, block_table, padding, table_checksum};
+    let entries = unpacked(file);
+    let mut header = Header::from_bytes(file).unwrap();
+    header.width = 8;
+    let table = block_table(&header, &entries);
+    header.table_checksum = table_checksum(&table);
+    let mut out = header.to_bytes().to_vec();
+    out.extend_from_slice(&entries);
+    out.extend(std::iter::repeat_n(0u8, padding(&header)));
+    out.extend_from_slice(&table);
+    out
+}
+
+#[test]
+fn byte_wide_files_are_refused_until_upgraded_to_the_same_bytes() {
+    let fresh = fresh_dir("damage-packed");
+    build_db(&fresh, 9);
+    let old = fresh_dir("damage-byte-wide");
+    for level in 0..=9 {
+        let bytes = byte_wide(&std::fs::read(file(&fresh, level)).unwrap());
+        std::fs::write(file(&old, level), bytes).unwrap();
+    }
+    let d = old.to_str().unwrap();
+    // Every reader says what the file is and how to convert it; none answers from it.
+    for args in [
+        &["query", "<4,0,0,1,1,0,0,1,1,0,0>", "--db", d][..],
+        &["db", "verify", "--dir", d],
+        &["db", "info", "--dir", d],
+        &["db", "build", "-m", "4", "--max-seeds", "10", "--dir", d],
+    ] {
+        let out = kalah(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {err}");
+        let said = String::from_utf8_lossy(&out.stdout) + err.clone();
+        assert!(said.contains("one byte an entry"), "{args:?}: {said}");
+        assert!(said.contains("kalah db upgrade"), "{args:?}: {said}");
+    }
+    // A damaged byte-wide file is left alone; after the repair, every file upgrades to the
+    // very bytes of a fresh build.
+    let damaged = file(&old, 9);
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = kalah(&["db", "upgrade", "--dir", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&damaged).unwrap(), bytes, "left alone");
+    bytes[100] ^= 1;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = kalah(&["db", "upgrade", "--dir", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for level in 0..=9 {
         assert_eq!(
             std::fs::read(file(&old, level)).unwrap(),
             std::fs::read(file(&fresh, level)).unwrap(),

@@ -11,6 +11,7 @@ mod common;
 use common::naive_value;
 
 use kalah::db::build::{BuildReport, SideTables, build_level};
+use kalah::db::packed::{Packed, SLACK, pack, packed_len, width};
 use kalah::db::verify::Coverage;
 use kalah::db::{Access, DbError, Layout, Tablebase, build, decode, level_file_name, verify};
 use kalah::reference::RefPosition;
@@ -50,16 +51,27 @@ fn build_dir(dir: &Path, m: usize, rules: Rules, top: u32, threads: usize) -> Bu
         .unwrap()
 }
 
-/// Levels `0..=top` built in memory.
+/// Levels `0..=top` built in memory, one byte an entry.
 fn build_memory(m: usize, rules: Rules, top: u32) -> (Layout, Vec<Vec<u8>>) {
     let layout = Layout::new(m, top).unwrap();
     let sides = SideTables::new(&layout);
     let cancel = AtomicBool::new(false);
     let mut levels: Vec<Vec<u8>> = Vec::new();
+    // The same levels packed, as the builder reads the levels below.
+    let mut packed: Vec<Vec<u8>> = Vec::new();
     for k in 0..=top {
-        let lower: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+        let lower: Vec<Packed<'_>> = packed
+            .iter()
+            .zip(&levels)
+            .enumerate()
+            .map(|(i, (p, l))| Packed::new(p, width(i as u32), l.len() as u64).unwrap())
+            .collect();
         let level = build_level(&layout, &sides, rules, &lower, k, &cancel, &|_| {}).unwrap();
-        levels.push(level);
+        let n = packed_len(level.len() as u64, width(k)) as usize;
+        let mut bytes = vec![0u8; n + SLACK];
+        pack(&level, width(k), &mut bytes[..n]);
+        packed.push(bytes);
+        levels.push(level.to_vec());
     }
     (layout, levels)
 }
@@ -152,7 +164,12 @@ fn levels_built_in_memory_are_the_levels_of_the_files() {
         );
         for (k, level) in levels.iter().enumerate() {
             let built = base.level(k as u32).unwrap().entries_unchecked().unwrap();
-            assert!(built == level.as_slice(), "{rules} level {k}");
+            assert_eq!(built.len(), level.len() as u64);
+            let same = level
+                .iter()
+                .enumerate()
+                .all(|(i, &e)| built.get(i as u64) == e);
+            assert!(same, "{rules} level {k}");
         }
     }
     let cancel = AtomicBool::new(true);
@@ -201,7 +218,7 @@ fn damaged_files_are_refused_with_the_right_error() {
     let dir = copy_dir(&good.0, "damage-flip");
     let path = dir.0.join(&name);
     let mut bytes = std::fs::read(&path).unwrap();
-    bytes[64 + 1000] ^= 1;
+    bytes[64 + 300] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
     let err = check(&dir.0).unwrap_err();
     assert!(
@@ -275,8 +292,11 @@ fn damaged_files_are_refused_with_the_right_error() {
 
     // Consistent checksums over a wrong entry: the one-ply check.
     let mut bytes = std::fs::read(good.0.join(&name)).unwrap();
-    let entries = kalah::db::level_len(3, 8) as usize;
-    bytes[64 + entries / 2] ^= 1;
+    let payload = kalah::db::format::Header::from_bytes(&bytes)
+        .unwrap()
+        .payload_len() as usize;
+    // Bit 4 of a byte of 4-bit entries: the low bit of an entry, f changed by 2.
+    bytes[64 + payload / 2] ^= 0x10;
     std::fs::write(&path, reseal(&bytes)).unwrap();
     let err = check(&dir.0).unwrap_err();
     assert!(
@@ -285,11 +305,11 @@ fn damaged_files_are_refused_with_the_right_error() {
     );
     // ... and an entry above its level, checksums again consistent: never read as a value.
     let mut bytes = std::fs::read(good.0.join(&name)).unwrap();
-    bytes[64 + 3] = 200;
+    bytes[64 + 3] = 0xFF;
     std::fs::write(&path, reseal(&bytes)).unwrap();
     let err = check(&dir.0).unwrap_err();
     assert!(
-        matches!(innermost(&err), DbError::OutOfRange { stored: 200, .. }),
+        matches!(innermost(&err), DbError::OutOfRange { stored: 15, .. }),
         "{err}"
     );
 }
@@ -299,7 +319,7 @@ fn damaged_files_are_refused_with_the_right_error() {
 fn reseal(file: &[u8]) -> Vec<u8> {
     use kalah::db::format::{Header, block_table, padding, table_checksum};
     let mut header = Header::from_bytes(file).unwrap();
-    let entries = &file[64..64 + header.entries as usize];
+    let entries = &file[64..64 + header.payload_len() as usize];
     let table = block_table(&header, entries);
     header.table_checksum = table_checksum(&table);
     let mut out = header.to_bytes().to_vec();

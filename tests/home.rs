@@ -446,18 +446,18 @@ fn the_kgp_bot_reads_the_homes_levels_with_no_flag() {
 
 #[test]
 fn a_build_of_more_than_a_gigabyte_asks_first_and_stops_without_a_yes() {
-    // 6 houses up to 24 seeds: 1.25 GB. Never run with --yes here.
+    // 6 houses up to 25 seeds: 1.16 GB. Never run with --yes here.
     let (home, db) = fresh_home("ask");
-    let args = ["db", "build", "-m", "6", "--max-seeds", "24"];
+    let args = ["db", "build", "-m", "6", "--max-seeds", "25"];
     let out = run(in_home(&home), &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("6 houses, standard rules, levels 0..=24 into"),
+        stderr.contains("6 houses, standard rules, levels 0..=25 into"),
         "{stderr}"
     );
     assert!(stderr.contains(&db.display().to_string()), "{stderr}");
-    assert!(stderr.contains("1.25 GB to write"), "{stderr}");
+    assert!(stderr.contains("1.16 GB to write"), "{stderr}");
     assert!(stderr.contains("free there"), "{stderr}");
     assert!(stderr.contains("Build it? [y/N]"), "{stderr}");
     assert!(

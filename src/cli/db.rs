@@ -50,7 +50,7 @@ pub struct BuildArgs {
     #[arg(long, short = 'm')]
     houses: usize,
     /// The top level K: the most seeds on the board (at most 64). Size grows fast: with 6
-    /// houses, levels up to 24 take 1.25 GB, up to 28 5.6 GB.
+    /// houses, levels up to 24 take 0.78 GB, up to 28 3.5 GB, up to 32 13.9 GB.
     #[arg(long, value_name = "K")]
     max_seeds: u32,
     /// Capture rule: `standard` or `empty-capture`.
@@ -127,10 +127,12 @@ pub struct InfoArgs {
     json: bool,
 }
 
-/// Rewrite the level files of an older format (format 1: one checksum a file) in DIR in the
-/// current format (a checksum per block), after checking each one's checksum.
+/// Rewrite the level files of an older form in DIR in the current one (entries packed at the
+/// level's width, a checksum per block), after checking each one's checksums.
 ///
-/// A file whose checksum fails is left as it is and reported: rebuild it (delete it and run
+/// The older forms are format 1 (one byte an entry, one checksum a file) and the first format 2
+/// files (one byte an entry, a checksum per block): the rewrite keeps every entry and shrinks
+/// the files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and reported: rebuild it (delete it and run
 /// `kalah db build`). Files in the current format are left alone. Takes the directory's build
 /// lock, so it cannot run beside a build.
 #[derive(Args, Debug)]
@@ -558,15 +560,19 @@ fn run_info(args: InfoArgs) -> Result<(), CliError> {
             continue;
         }
         println!(
-            "{name}: levels 0..={top}, {total} entries, {bytes} bytes (1 byte an entry, a \
-             checksum a block of {} entries)",
+            "{name}: levels 0..={top}, {total} entries, {bytes} bytes ({:.3} bytes an entry: \
+             entries packed at their level's width, a checksum a block of {} entries)",
+            bytes as f64 / total.max(1) as f64,
             levels[0].block_entries()
         );
         for h in &levels {
             println!(
-                "  level {:>2}: {:>13} entries  {:>8} blocks  fingerprint {:016x}",
+                "  level {:>2}: {:>13} entries  {} bits  {:>14} bytes  {:>8} blocks  \
+                 fingerprint {:016x}",
                 h.level,
                 h.entries,
+                h.width,
+                h.file_len(),
                 h.blocks(),
                 h.table_checksum
             );

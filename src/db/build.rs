@@ -32,8 +32,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::board::Board;
-use crate::db::format::{Header, block_table, padding, table_checksum};
+use crate::db::format::{HEADER_LEN, Header, block_checksum, padding, table_checksum};
 use crate::db::index::Layout;
+use crate::db::packed::{self, Packed, packed_len};
 use crate::db::storage::{Access, Level, open_level};
 use crate::db::tablebase::Tablebase;
 use crate::db::{DbError, decode, encode, finished_f, level_file_name};
@@ -183,26 +184,36 @@ fn side_move(layout: &Layout, side: &[u32], s: u32, h: usize) -> SideMove {
     mv
 }
 
-/// Builds level `k` in memory from the levels below it (`lower[i]` holds level `i`), in the
-/// current rayon pool. `progress` is called with the entries done so far, now and then.
+/// Builds level `k` in memory, one byte an entry, from the levels below it (`lower[i]` holds
+/// level `i`, packed), in the current rayon pool. `progress` is called with the entries done
+/// so far, now and then.
 pub fn build_level(
     layout: &Layout,
     sides: &SideTables,
     rules: Rules,
-    lower: &[&[u8]],
+    lower: &[Packed<'_>],
     k: u32,
     cancel: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<u8>, DbError> {
+) -> Result<Entries, DbError> {
     assert!(lower.len() >= k as usize && k <= layout.max_level());
-    let mut entries = vec![UNKNOWN; layout.level_len(k) as usize];
+    let len = layout.level_len(k) as usize;
+    let mut entries = Entries {
+        bytes: crate::memory::HugeBytes::zeroed(len).ok_or_else(|| {
+            DbError::Io(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("cannot allocate {len} bytes for level {k}"),
+            ))
+        })?,
+    };
+    entries.bytes.fill(UNKNOWN);
     let level = LevelBuilder {
         layout,
         sides,
         rules,
         k,
         lower,
-        current: crate::memory::atomic_bytes(&mut entries),
+        current: crate::memory::atomic_bytes(&mut entries.bytes),
     };
     let units = level.units();
     let done = AtomicU64::new(0);
@@ -222,12 +233,27 @@ pub fn build_level(
     Ok(entries)
 }
 
+/// A level's entries as [`build_level`] makes them, one byte an entry, in memory advised to use
+/// huge pages: the builder reads and writes them at random, and with 4 KiB pages nearly every
+/// access would also miss the TLB.
+pub struct Entries {
+    bytes: crate::memory::HugeBytes,
+}
+
+impl std::ops::Deref for Entries {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
 struct LevelBuilder<'a> {
     layout: &'a Layout,
     sides: &'a SideTables,
     rules: Rules,
     k: u32,
-    lower: &'a [&'a [u8]],
+    lower: &'a [Packed<'a>],
     current: &'a [AtomicU8],
 }
 
@@ -328,7 +354,7 @@ impl LevelBuilder<'_> {
             return self.same_level(a, rm, b, ro);
         }
         let entry = self.layout.entry(a, rm, b, ro);
-        decode(self.lower[level as usize][entry as usize], level)
+        decode(self.lower[level as usize].get(entry), level)
     }
 
     /// f of a board of this level, computed first if it is not yet known.
@@ -375,7 +401,7 @@ impl LevelBuilder<'_> {
                 stored => decode(stored, level),
             }
         } else {
-            decode(self.lower[level as usize][entry as usize], level)
+            decode(self.lower[level as usize].get(entry), level)
         };
         if sowing.extra_turn {
             sowing.gain() + f
@@ -464,7 +490,7 @@ pub fn build(
             }
             level
         } else {
-            let lower: Vec<&[u8]> = levels
+            let lower: Vec<Packed<'_>> = levels
                 .iter()
                 .map(|l| l.entries_unchecked().expect("a mapped level"))
                 .collect();
@@ -552,21 +578,19 @@ pub fn build_in_memory(
 ) -> Result<Tablebase, DbError> {
     let layout = plan(houses, max_level, true)?;
     let sides = SideTables::new(&layout);
-    let mut levels: Vec<Vec<u8>> = Vec::new();
+    let mut levels: Vec<Level> = Vec::new();
     for k in 0..=max_level {
         let total = layout.level_len(k);
         let start = Instant::now();
-        let lower: Vec<&[u8]> = levels.iter().map(Vec::as_slice).collect();
+        let lower: Vec<Packed<'_>> = levels
+            .iter()
+            .map(|l| l.entries_unchecked().expect("a level in memory"))
+            .collect();
         let report_done = |done| notify(progress, k, done, total, start, None);
         let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
-        levels.push(entries);
+        levels.push(Level::built(houses, rules, k, &entries));
         notify(progress, k, total, total, start, Some(false));
     }
-    let levels = levels
-        .into_iter()
-        .enumerate()
-        .map(|(k, entries)| Level::built(houses, rules, k as u32, entries))
-        .collect();
     Ok(Tablebase::from_levels(houses, rules, layout, levels))
 }
 
@@ -575,7 +599,11 @@ pub fn build_in_memory(
 fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbError> {
     let layout = Layout::checked(houses, max_level)?;
     let below: u64 = if in_memory {
-        (0..max_level).map(|k| layout.level_len(k)).sum()
+        (0..max_level)
+            .map(|k| {
+                Header::new(houses as u8, Rules::Standard, k, layout.level_len(k)).payload_len()
+            })
+            .sum()
     } else {
         0
     };
@@ -639,8 +667,14 @@ pub fn build_memory(layout: &Layout) -> u64 {
     layout.level_len(layout.max_level()) + sides * per_side
 }
 
+/// Blocks packed and checksummed at a time by [`write_level`] (16 Mi entries, 10 MiB at 5 bits).
+const WRITE_CHUNK_BLOCKS: usize = 4096;
+
 /// Writes a level to `path` whole and synced ([`crate::files::write_whole`]), the rename made
-/// durable too: header, entries, padding, block table ([`crate::db::format`]).
+/// durable too: header, entries packed at the level's width, padding, block table
+/// ([`crate::db::format`]). `entries` holds one byte an entry; they are packed and checksummed
+/// a chunk of blocks at a time, in parallel in the current rayon pool, so that the packed level
+/// never needs memory of its own. The header, which holds the table's checksum, is written last.
 pub(crate) fn write_level(
     path: &Path,
     houses: usize,
@@ -648,18 +682,42 @@ pub(crate) fn write_level(
     level: u32,
     entries: &[u8],
 ) -> Result<(), DbError> {
-    use std::io::Write;
+    use std::io::{Seek, SeekFrom, Write};
     let mut header = Header::new(houses as u8, rules, level, entries.len() as u64);
-    let table = block_table(&header, entries);
-    header.table_checksum = table_checksum(&table);
+    let width = u32::from(header.width);
+    let block_entries = header.block_entries() as usize;
+    let block_bytes = header.block_bytes() as usize;
     crate::files::write_whole(path, |file| {
+        let mut table = Vec::with_capacity(8 * header.blocks() as usize);
         let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
-        header.write(&mut out)?;
-        out.write_all(entries)?;
+        out.write_all(&[0u8; HEADER_LEN])?;
+        let mut packed = Vec::new();
+        let chunk_entries = WRITE_CHUNK_BLOCKS * block_entries;
+        for (c, chunk) in entries.chunks(chunk_entries).enumerate() {
+            packed.clear();
+            packed.resize(packed_len(chunk.len() as u64, width) as usize, 0);
+            let first = (c * WRITE_CHUNK_BLOCKS) as u64;
+            let sums: Vec<u64> = chunk
+                .par_chunks(block_entries)
+                .zip(packed.par_chunks_mut(block_bytes))
+                .enumerate()
+                .map(|(j, (entries, bytes))| {
+                    packed::pack(entries, width, bytes);
+                    block_checksum(bytes, header.block_seed(first + j as u64))
+                })
+                .collect();
+            out.write_all(&packed)?;
+            for sum in sums {
+                table.extend_from_slice(&sum.to_le_bytes());
+            }
+        }
         out.write_all(&vec![0u8; padding(&header)])?;
         out.write_all(&table)?;
         out.flush()?;
         drop(out);
+        header.table_checksum = table_checksum(&table);
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header.to_bytes())?;
         file.sync_all()
     })?;
     #[cfg(unix)]

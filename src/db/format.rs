@@ -7,7 +7,7 @@
 //!       8    4  format version   2 (little-endian, as every field)
 //!      12    1  houses           m, houses a side
 //!      13    1  rules            0 = standard, 1 = empty-capture
-//!      14    1  entry width      w, bits per entry (this build reads and writes 8)
+//!      14    1  entry width      w, bits per entry: the bits of k (5 for levels 16..31)
 //!      15    1  block shift      s: a block holds 2^s entries (3 <= s <= 30)
 //!      16    4  level            k, seeds on the board
 //!      20    4  reserved         0
@@ -21,14 +21,21 @@
 //! ```
 //!
 //! **Entries.** An entry stores f (the future store difference for the side to move, in
-//! `-k..=k` and of k's parity) as `(f + k) / 2`, so f = 2 * entry - k. Entry i occupies bits
-//! `i*w .. i*w + w` of the entry bytes, bit j of that stream being bit `j % 8` of byte `j / 8`
-//! (least significant first): with w = 8, entry i is byte i. A level needs only the bits of
-//! `0..=k` (5 up to level 31), and a later build may write narrower entries under this same
-//! version; this build refuses a width other than 8 with a message saying so, never misreads it.
+//! `-k..=k` and of k's parity) as `(f + k) / 2`, so f = 2 * entry - k, a value in `0..=k`.
+//! Entries are packed at the level's width, the bits of k ([`crate::db::packed::width`]: 5 for
+//! levels 16..31, 6 for 32..63): entry i occupies bits `i*w .. i*w + w` of the entry bytes, bit
+//! j of that stream being bit `j % 8` of byte `j / 8` (least significant first; see
+//! [`crate::db::packed`]).
+//!
+//! The first builds of format 2 wrote one byte an entry (w = 8) under this same version, as
+//! this field foresaw. This build reads only the level's own width: a byte-wide file gets
+//! [`DbError::ByteWide`], which says to convert it with `kalah db upgrade` (a lossless rewrite
+//! to 5/8 of the size, [`crate::db::upgrade`]) or to rebuild it; a kalah of before the packed
+//! levels refuses a packed file with its own message ("entries of 5 bits"). Neither misreads
+//! the other.
 //!
 //! **Blocks.** Block j holds entries `j * 2^s .. (j + 1) * 2^s` (the last one fewer): its bytes
-//! start at `j * 2^s * w / 8`, so no entry straddles two blocks. Its checksum is the 64-bit
+//! start at `j * 2^s * w / 8` (a whole byte, since s >= 3), so no entry straddles two blocks. Its checksum is the 64-bit
 //! XXH3 of its bytes, seeded with [`block_seed`] (houses, rules, level and block number), so a
 //! block copied from another place or another file does not pass either. A reader checks a
 //! block the first time it reads from it and remembers that it did (see
@@ -38,9 +45,9 @@
 //! table entry only makes its block fail. The table checksum in the header is the level's
 //! fingerprint (`db info`, `db build`), checked by `db verify` and when a build keeps a level.
 //!
-//! **Size.** A block of 2^12 entries (4 KiB at one byte an entry, one page) costs 8 bytes of
-//! table: 0.2% of the file. Smaller blocks would make the table dominate; larger ones make a
-//! query hash more bytes than it reads (see the figures in docs/performance.md).
+//! **Size.** A block of 2^12 entries (2.5 KiB at 5 bits an entry) costs 8 bytes of table: 0.3%
+//! of the file. Smaller blocks would make the table dominate; larger ones make a query hash more
+//! bytes than it reads (see the figures in docs/performance.md).
 //!
 //! Version 1 files (one checksum over all entries, no block table) are refused with a message
 //! to rebuild them or convert them with `kalah db upgrade` ([`crate::db::upgrade`]).
@@ -50,6 +57,7 @@ use std::io::{Read, Write};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::db::DbError;
+use crate::db::packed::{packed_len, width};
 use crate::rules::Rules;
 
 /// The first eight bytes of every level file.
@@ -58,8 +66,6 @@ pub const MAGIC: [u8; 8] = *b"KALAHDB\x1a";
 pub const VERSION: u32 = 2;
 /// Bytes before the entries.
 pub const HEADER_LEN: usize = 64;
-/// Bits per entry this build reads and writes.
-pub const ENTRY_BITS: u8 = 8;
 /// The block shift this build writes: blocks of 4096 entries.
 pub const BLOCK_SHIFT: u8 = 12;
 /// The block shifts a reader takes.
@@ -105,15 +111,15 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header of a level of `entries` entries written by this build (8-bit entries,
-    /// blocks of [`BLOCK_SHIFT`]), its table checksum still 0.
+    /// The header of a level of `entries` entries written by this build (entries of the
+    /// level's width, blocks of [`BLOCK_SHIFT`]), its table checksum still 0.
     pub fn new(houses: u8, rules: Rules, level: u32, entries: u64) -> Header {
         Header {
             houses,
             rules,
             level,
             entries,
-            width: ENTRY_BITS,
+            width: width(level) as u8,
             block_shift: BLOCK_SHIFT,
             table_checksum: 0,
         }
@@ -136,7 +142,14 @@ impl Header {
 
     /// Bytes of entries (without the padding).
     pub fn payload_len(&self) -> u64 {
-        (self.entries * u64::from(self.width)).div_ceil(8)
+        packed_len(self.entries, u32::from(self.width))
+    }
+
+    /// The bytes of block `block`'s entries, from the start of the entries.
+    pub fn block_bytes_range(&self, block: u64) -> std::ops::Range<u64> {
+        let entries = self.block_range(block);
+        let w = u64::from(self.width);
+        entries.start * w / 8..packed_len(entries.end, u32::from(self.width))
     }
 
     /// Where the block table starts.
@@ -177,9 +190,30 @@ impl Header {
         b
     }
 
-    /// Parses and checks the 64 header bytes: magic, version, header checksum and the range of
-    /// every field (so that every size computed from them is in range).
+    /// Parses and checks the 64 header bytes: magic, version, header checksum, the range of
+    /// every field (so that every size computed from them is in range), and that the entries
+    /// are packed at the level's width ([`DbError::ByteWide`] for a file of one byte an entry).
     pub fn from_bytes(b: &[u8]) -> Result<Header, DbError> {
+        let header = Header::from_bytes_any_width(b)?;
+        let expected = width(header.level) as u8;
+        if header.width == expected {
+            Ok(header)
+        } else if header.width == 8 {
+            Err(DbError::ByteWide {
+                level: header.level,
+                width: expected,
+            })
+        } else {
+            Err(DbError::Corrupt(format!(
+                "entries of {} bits; level {} has {expected}-bit entries",
+                header.width, header.level
+            )))
+        }
+    }
+
+    /// [`Header::from_bytes`] with entries of any width from 1 to 8 bits (for
+    /// [`crate::db::upgrade`], which reads byte-wide files).
+    pub fn from_bytes_any_width(b: &[u8]) -> Result<Header, DbError> {
         if b.len() < HEADER_LEN {
             if b.len() < 8 || b[0..8] != MAGIC {
                 return Err(DbError::BadMagic);
@@ -206,12 +240,8 @@ impl Header {
             Some(rules) => rules,
             None => return corrupt(format!("unknown rules code {}", b[13])),
         };
-        if b[14] != ENTRY_BITS {
-            return corrupt(format!(
-                "entries of {} bits; this build reads {ENTRY_BITS}-bit entries (a newer kalah \
-                 wrote it, or it is damaged)",
-                b[14]
-            ));
+        if !(1..=8).contains(&b[14]) {
+            return corrupt(format!("entries of {} bits", b[14]));
         }
         if !BLOCK_SHIFTS.contains(&b[15]) {
             return corrupt(format!("block shift {}", b[15]));
@@ -233,15 +263,14 @@ impl Header {
 
     /// Reads and checks a header from the start of `reader`.
     pub fn read(reader: &mut impl Read) -> Result<Header, DbError> {
-        let mut b = [0u8; HEADER_LEN];
-        let mut filled = 0;
-        while filled < HEADER_LEN {
-            match reader.read(&mut b[filled..])? {
-                0 => break,
-                n => filled += n,
-            }
-        }
+        let (b, filled) = read_head(reader)?;
         Header::from_bytes(&b[..filled])
+    }
+
+    /// [`Header::read`], with entries of any width ([`Header::from_bytes_any_width`]).
+    pub fn read_any_width(reader: &mut impl Read) -> Result<Header, DbError> {
+        let (b, filled) = read_head(reader)?;
+        Header::from_bytes_any_width(&b[..filled])
     }
 
     /// Writes the header.
@@ -281,14 +310,26 @@ impl Header {
     }
 }
 
-/// The block table of `entries` (8-bit entries, as this build writes them) for `header`, as
-/// the bytes that follow the entries and their padding.
-pub fn block_table(header: &Header, entries: &[u8]) -> Vec<u8> {
-    debug_assert_eq!(header.width, 8);
-    debug_assert_eq!(entries.len() as u64, header.entries);
+/// The first [`HEADER_LEN`] bytes of `reader` (fewer if it ends first), and how many.
+fn read_head(reader: &mut impl Read) -> std::io::Result<([u8; HEADER_LEN], usize)> {
+    let mut b = [0u8; HEADER_LEN];
+    let mut filled = 0;
+    while filled < HEADER_LEN {
+        match reader.read(&mut b[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok((b, filled))
+}
+
+/// The block table of `packed` (the entries as the file holds them) for `header`, as the bytes
+/// that follow the entries and their padding.
+pub fn block_table(header: &Header, packed: &[u8]) -> Vec<u8> {
+    debug_assert_eq!(packed.len() as u64, header.payload_len());
     let block = header.block_bytes() as usize;
     let mut table = Vec::with_capacity(8 * header.blocks() as usize);
-    for (j, bytes) in entries.chunks(block.max(1)).enumerate() {
+    for (j, bytes) in packed.chunks(block.max(1)).enumerate() {
         let sum = block_checksum(bytes, header.block_seed(j as u64));
         table.extend_from_slice(&sum.to_le_bytes());
     }
@@ -335,14 +376,18 @@ mod tests {
         let h = header();
         assert_eq!(h.block_entries(), 4096);
         assert_eq!(h.blocks(), 31); // 30 full blocks and 576 entries
-        assert_eq!(h.payload_len(), 123_456);
-        assert_eq!(h.table_offset(), 64 + 123_456);
-        assert_eq!(h.file_len(), 64 + 123_456 + 31 * 8);
+        assert_eq!(h.width, 5);
+        assert_eq!(h.payload_len(), 123_456 * 5 / 8);
+        assert_eq!(h.table_offset(), 64 + 77_160);
+        assert_eq!(h.file_len(), 64 + 77_160 + 31 * 8);
         assert_eq!(h.block_range(30), 122_880..123_456);
+        assert_eq!(h.block_bytes_range(1), 2560..5120);
+        assert_eq!(h.block_bytes_range(30), 76_800..77_160);
         let empty = Header::new(6, Rules::Standard, 0, 0);
         assert_eq!((empty.blocks(), empty.file_len()), (0, 64));
         let odd = Header::new(2, Rules::Standard, 3, 5);
-        assert_eq!((padding(&odd), odd.file_len()), (3, 64 + 8 + 8));
+        assert_eq!((odd.width, odd.payload_len()), (2, 2));
+        assert_eq!((padding(&odd), odd.file_len()), (6, 64 + 8 + 8));
     }
 
     #[test]
@@ -360,9 +405,28 @@ mod tests {
             Err(DbError::Corrupt(_))
         ));
         let mut h = header();
-        h.width = 5;
+        h.width = 4;
         let e = Header::from_bytes(&h.to_bytes()).unwrap_err();
-        assert!(e.to_string().contains("5 bits"), "{e}");
+        assert!(e.to_string().contains("4 bits"), "{e}");
+        h.width = 8;
+        let e = Header::from_bytes(&h.to_bytes()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DbError::ByteWide {
+                    level: 24,
+                    width: 5
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("kalah db upgrade"), "{e}");
+        assert_eq!(
+            Header::from_bytes_any_width(&h.to_bytes()).unwrap().width,
+            8
+        );
+        h.width = 9;
+        assert!(Header::from_bytes_any_width(&h.to_bytes()).is_err());
         let mut v1 = header().to_bytes();
         v1[8] = 1;
         assert!(matches!(Header::from_bytes(&v1), Err(DbError::Version(1))));

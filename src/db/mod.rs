@@ -1,13 +1,15 @@
 //! Endgame databases: the exact f of every board with up to K seeds, one file per level.
 //!
 //! - [`index`]: the perfect rank of the boards of one level ([`Layout`]).
+//! - [`packed`]: entries packed at their level's width (5 bits up to level 31).
 //! - [`mod@format`]: the level file (header, entries, a checksum per block).
 //! - [`storage`]: where a level's bytes live (memory map, plain reads, memory), and the check
 //!   of each block before its entries are believed ([`Level`]).
 //! - [`mod@build`]: retrograde construction, level by level, in parallel.
 //! - [`tablebase`]: a directory of levels, opened on first use, and the probe.
 //! - [`mod@verify`]: checksums, headers and the one-ply consistency of the entries.
-//! - [`upgrade`]: format 1 files (one checksum a file) rewritten in the current format.
+//! - [`upgrade`]: format 1 files (one checksum a file) and byte-wide format 2 files rewritten
+//!   in the current form.
 //! - [`lock`]: the advisory lock that keeps two builds out of one directory.
 //! - [`home`]: the database home, where databases live when no directory is named.
 //!
@@ -32,6 +34,7 @@ pub mod format;
 pub mod home;
 pub mod index;
 pub mod lock;
+pub mod packed;
 pub mod storage;
 pub mod tablebase;
 pub mod upgrade;
@@ -52,6 +55,14 @@ pub enum DbError {
     BadMagic,
     /// The file is in a format version this code does not read.
     Version(u32),
+    /// The file stores one byte an entry, as the first builds of format 2 did: this build
+    /// reads entries packed at the level's width.
+    ByteWide {
+        /// Level of the file.
+        level: u32,
+        /// The level's width, in bits.
+        width: u8,
+    },
     /// The header's own checksum does not match: the header is damaged.
     HeaderChecksum,
     /// A header field holds an impossible value.
@@ -172,6 +183,13 @@ impl fmt::Display for DbError {
                 "level file format {v}, this build reads format {} (a newer kalah wrote it, or \
                  it is damaged)",
                 format::VERSION
+            ),
+            DbError::ByteWide { level, width } => write!(
+                f,
+                "level {level} stores one byte an entry (written by a kalah of before the packed \
+                 levels); this build reads entries packed at the level's width ({width} bits \
+                 here): convert the directory with `kalah db upgrade --dir DIR` (a lossless \
+                 rewrite, to about {width}/8 of the size), or rebuild it"
             ),
             DbError::HeaderChecksum => write!(f, "damaged header (header checksum mismatch)"),
             DbError::Corrupt(what) => write!(f, "damaged header: {what}"),

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 
 use crate::db::DbError;
 use crate::db::format::{HEADER_LEN, Header, block_checksum, table_checksum};
+use crate::db::packed::{Packed, SLACK, pack};
 use crate::rules::Rules;
 
 /// How to open level files.
@@ -164,15 +165,19 @@ pub struct Level {
 }
 
 impl Level {
-    /// A level built in this process from `entries` (8-bit): every block counts as checked.
-    pub fn built(houses: usize, rules: Rules, level: u32, entries: Vec<u8>) -> Level {
+    /// A level built in this process from `entries` (one a byte), packed at the level's width:
+    /// every block counts as checked.
+    pub fn built(houses: usize, rules: Rules, level: u32, entries: &[u8]) -> Level {
         let header = Header::new(houses as u8, rules, level, entries.len() as u64);
+        let n = header.payload_len() as usize;
+        let mut bytes = vec![0u8; n + SLACK];
+        pack(entries, u32::from(header.width), &mut bytes[..n]);
         Level {
             checked: BitVec::repeat(true, header.blocks() as usize),
             header,
             path: PathBuf::new(),
             storage: Box::new(InMemory {
-                bytes: Bytes::Vec(entries),
+                bytes: Bytes::Vec(bytes),
             }),
             entries_at: 0,
         }
@@ -220,9 +225,19 @@ impl Level {
         if !self.checked[block as usize] {
             self.check_block(block)?;
         }
-        let mut byte = [0u8];
-        self.storage.read_at(self.entries_at + index, &mut byte)?;
-        self.in_range(index, byte[0])
+        let entry = match self.entries_unchecked() {
+            Some(packed) => packed.get(index),
+            None => {
+                // The entry's bytes, and the one after them (the padding or the block table
+                // follows the entries: the file has it).
+                let width = u64::from(self.header.width);
+                let bit = index * width;
+                let mut pair = [0u8; 2];
+                self.storage.read_at(self.entries_at + bit / 8, &mut pair)?;
+                ((u16::from_le_bytes(pair) >> (bit % 8)) & ((1 << width) - 1)) as u8
+            }
+        };
+        self.in_range(index, entry)
     }
 
     /// `entry`, read at `index`, if it is a value of this level; otherwise the error (a file
@@ -241,10 +256,12 @@ impl Level {
 
     /// All entries, unchecked, when they are addressable in memory: for the search's probe
     /// (which checks [`Level::checked`] itself) and for a builder that has checked them all.
-    pub fn entries_unchecked(&self) -> Option<&[u8]> {
+    pub fn entries_unchecked(&self) -> Option<Packed<'_>> {
         let all = self.storage.as_slice()?;
-        let start = self.entries_at as usize;
-        Some(&all[start..start + self.header.payload_len() as usize])
+        // The entries and what follows them: the padding and the block table in a file, the
+        // slack of a level in memory.
+        let from = &all[self.entries_at as usize..];
+        Packed::new(from, u32::from(self.header.width), self.header.entries)
     }
 
     /// Checks block `block` against its checksum, and remembers that it passed.
@@ -260,10 +277,10 @@ impl Level {
     /// Whether block `block` matches its checksum (remembered when it does); an error only if
     /// the bytes cannot be read.
     fn block_passes(&self, block: u64) -> Result<bool, DbError> {
-        let range = self.header.block_range(block);
+        let range = self.header.block_bytes_range(block);
         let mut owned = Vec::new();
         let bytes = match self.entries_unchecked() {
-            Some(entries) => &entries[range.start as usize..range.end as usize],
+            Some(entries) => &entries.bytes()[range.start as usize..range.end as usize],
             None => {
                 owned.resize((range.end - range.start) as usize, 0);
                 self.storage
@@ -384,7 +401,19 @@ pub fn open_level(
     level: u32,
     entries: u64,
 ) -> Result<Level, DbError> {
-    open(path, access, houses, rules, level, entries).map_err(|e| e.in_file(path))
+    open(path, access, houses, rules, level, entries, false).map_err(|e| e.in_file(path))
+}
+
+/// [`open_level`] for a file whose entries may have any width (for
+/// [`crate::db::upgrade`], which reads byte-wide files).
+pub(crate) fn open_level_any_width(
+    path: &Path,
+    houses: usize,
+    rules: Rules,
+    level: u32,
+    entries: u64,
+) -> Result<Level, DbError> {
+    open(path, Access::Map, houses, rules, level, entries, true).map_err(|e| e.in_file(path))
 }
 
 fn open(
@@ -394,9 +423,14 @@ fn open(
     rules: Rules,
     level: u32,
     entries: u64,
+    any_width: bool,
 ) -> Result<Level, DbError> {
     let mut file = crate::files::open_regular(path)?;
-    let header = Header::read(&mut file)?;
+    let header = if any_width {
+        Header::read_any_width(&mut file)?
+    } else {
+        Header::read(&mut file)?
+    };
     header.expect(houses, rules, level, entries)?;
     let expected = header.file_len();
     let found = file.metadata()?.len();
@@ -447,11 +481,13 @@ mod tests {
 
     #[test]
     fn a_built_level_is_trusted_whole() {
-        let level = Level::built(2, Rules::Standard, 3, vec![1, 2, 3, 0, 1, 2, 3, 3]);
-        assert_eq!(level.len(), 8);
+        let level = Level::built(2, Rules::Standard, 3, &[1, 2, 3, 0, 1, 2, 3, 3, 2]);
+        assert_eq!(level.len(), 9);
+        assert_eq!(level.header().width, 2);
         assert!(level.checked().all());
         assert_eq!(level.get(5).unwrap(), 2);
-        let bad = Level::built(2, Rules::Standard, 3, vec![4]);
+        assert_eq!(level.get(8).unwrap(), 2);
+        let bad = Level::built(2, Rules::Standard, 2, &[3]);
         assert!(matches!(bad.get(0), Err(DbError::OutOfRange { .. })));
     }
 }

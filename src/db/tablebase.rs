@@ -10,15 +10,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::analysis::{Analysis, MoveValue};
 use crate::board::Board;
 use crate::db::index::Layout;
+use crate::db::packed::Packed;
 use crate::db::storage::{Access, Checked, Level, open_level};
 use crate::db::{DbError, decode, finished_f, level_file_name, parse_level_file_name};
 use crate::lanes::Lanes;
 use crate::notation::Turn;
 use crate::position::{Move, Position};
 use crate::rules::{Rules, Side};
-use crate::search::{Analysis, MoveValue};
 
 /// The levels `0..=max_level` of one house count and rule set found in a directory.
 pub struct Tablebase {
@@ -408,7 +409,7 @@ pub struct Fault {
 
 /// One level as the search reads it.
 struct ProbeLevel<'a> {
-    entries: &'a [u8],
+    entries: Packed<'a>,
     checked: &'a Checked,
     shift: u32,
     level: &'a Level,
@@ -433,7 +434,7 @@ impl Probe<'_> {
     #[inline]
     pub fn prefetch<L: Lanes>(&self, board: Board<L>) {
         if let Some((k, entry)) = self.layout.index(board) {
-            if let Some(byte) = self.levels[k as usize].entries.get(entry as usize) {
+            if let Some(byte) = self.levels[k as usize].entries.byte_of(entry) {
                 crate::memory::prefetch(byte);
             }
         }
@@ -452,7 +453,7 @@ impl Probe<'_> {
         if !level.checked[block] && level.level.check_block(block as u64).is_err() {
             return Err(Fault { level: k, entry });
         }
-        let stored = level.entries[entry as usize];
+        let stored = level.entries.get(entry);
         if u32::from(stored) > k {
             return Err(Fault { level: k, entry });
         }

@@ -1,4 +1,6 @@
-//! Format 1 level files rewritten in the current format, after their one checksum passed.
+//! Older level files rewritten in the current form: format 1 files after their one checksum
+//! passed, and format 2 files of one byte an entry (the first builds of format 2) after every
+//! block passed its check, both packed at their level's width ([`crate::db::packed`]).
 //!
 //! Format 1 had the same 64-byte header layout with version 1, byte 15 reserved (0) and, at
 //! offset 32, one checksum of all the entries (below), the header checksum at 40 being the same
@@ -16,7 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::db::build::write_level;
 use crate::db::format::{HEADER_LEN, MAGIC};
-use crate::db::{DbError, MAX_DB_HOUSES};
+use crate::db::storage::open_level_any_width;
+use crate::db::{DbError, MAX_DB_HOUSES, MAX_LEVEL, level_len};
 use crate::rules::Rules;
 
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -125,13 +128,13 @@ pub enum Outcome {
     Upgraded,
     /// Already in the current format (left alone).
     Current,
-    /// Left alone: it cannot be upgraded (damaged, or not a level file of format 1); rebuild it.
+    /// Left alone: it cannot be upgraded (damaged, or not a level file of an older form); rebuild it.
     Failed(DbError),
 }
 
-/// Rewrites every format 1 level file in `dir` in the current format, holding the directory's
-/// build lock. Each file's checksum is checked first; a file that fails is left alone and
-/// reported. `progress` gets each file as it is done.
+/// Rewrites every format 1 and byte-wide format 2 level file in `dir` in the current form,
+/// holding the directory's build lock. Each file's checksums are checked first; a file that
+/// fails is left alone and reported. `progress` gets each file as it is done.
 pub fn upgrade(
     dir: &Path,
     cancel: &AtomicBool,
@@ -150,7 +153,7 @@ pub fn upgrade(
         if cancel.load(Ordering::Relaxed) {
             return Err(DbError::Cancelled);
         }
-        let outcome = match upgrade_file(&path) {
+        let outcome = match upgrade_file(&path, cancel) {
             Ok(true) => Outcome::Upgraded,
             Ok(false) => Outcome::Current,
             Err(e) => Outcome::Failed(e.in_file(&path)),
@@ -163,12 +166,14 @@ pub fn upgrade(
 }
 
 /// Rewrites one file; `false` if it is in the current format already.
-fn upgrade_file(path: &Path) -> Result<bool, DbError> {
+fn upgrade_file(path: &Path, cancel: &AtomicBool) -> Result<bool, DbError> {
     let file = crate::files::open_regular(path)?;
     let map = crate::memory::map_file(&file)?;
     let head = &map[..map.len().min(HEADER_LEN)];
-    if crate::db::format::Header::from_bytes(head).is_ok() {
-        return Ok(false);
+    match crate::db::format::Header::from_bytes(head) {
+        Ok(_) => return Ok(false),
+        Err(DbError::ByteWide { .. }) => return pack_byte_wide(path, head, cancel).map(|()| true),
+        Err(_) => {}
     }
     let Some(header) = HeaderV1::from_bytes(head) else {
         // Say what is wrong in the current format's words (bad magic, damaged header, ...).
@@ -204,6 +209,34 @@ fn upgrade_file(path: &Path) -> Result<bool, DbError> {
         entries,
     )?;
     Ok(true)
+}
+
+/// Rewrites a format 2 file of one byte an entry (header `head`) packed at its level's width,
+/// once its header, length and every block passed their checks.
+fn pack_byte_wide(path: &Path, head: &[u8], cancel: &AtomicBool) -> Result<(), DbError> {
+    let header = crate::db::format::Header::from_bytes_any_width(head)?;
+    let houses = usize::from(header.houses);
+    if !(1..=MAX_DB_HOUSES).contains(&houses) || header.level > MAX_LEVEL {
+        return Err(DbError::Corrupt(format!(
+            "{houses} houses, level {}: not a level that databases index",
+            header.level
+        )));
+    }
+    let entries = level_len(houses, header.level);
+    let level = open_level_any_width(path, houses, header.rules, header.level, entries)?;
+    let damage = level.check_all(cancel, &|_| {})?;
+    if let Some(defect) = level.defect(&damage) {
+        return Err(defect);
+    }
+    let bytes = level.entries_unchecked().expect("a mapped level").bytes();
+    if let Some(at) = bytes.iter().position(|&e| u32::from(e) > header.level) {
+        return Err(DbError::OutOfRange {
+            level: header.level,
+            entry: at as u64,
+            stored: bytes[at],
+        });
+    }
+    write_level(path, houses, header.rules, header.level, bytes)
 }
 
 #[cfg(test)]

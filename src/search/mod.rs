@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+pub use crate::analysis::{Analysis, MoveValue};
 use crate::board::Board;
 use crate::db::{DbError, Tablebase};
 use crate::lanes::Lanes;
@@ -303,31 +304,6 @@ pub struct Progress {
     pub nodes: u64,
     /// Time since the solver was made.
     pub elapsed: Duration,
-}
-
-/// The exact value of one move.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct MoveValue {
-    /// The house sown.
-    pub mv: Move,
-    /// The final store difference for the side that moves, after this move and perfect play.
-    pub value: i32,
-}
-
-/// A solved position.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct Analysis {
-    /// The side to move (`None` for a finished game: the value is then South's margin).
-    pub to_move: Option<Side>,
-    /// Final store difference for the side to move, stores included, under perfect play.
-    pub value: i32,
-    /// Every legal move with its value (house order).
-    pub moves: Vec<MoveValue>,
-    /// The moves whose value equals `value`.
-    pub best: Vec<Move>,
-    /// A perfect game to the end: turns, the first by the side to move (lowest optimal house
-    /// at every step, so the line is the same for any thread count).
-    pub pv: Vec<Turn>,
 }
 
 /// An exact solver for one number of houses and one capture rule.
