@@ -184,6 +184,14 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
     let started = Instant::now();
     // The level the indicator shows (u32::MAX: none yet).
     let shown = std::sync::atomic::AtomicU32::new(u32::MAX);
+    // Entries of the levels above each level, for the whole build's ETA.
+    let above: Vec<u64> = (0..=args.max_seeds)
+        .map(|k| {
+            (k + 1..=args.max_seeds)
+                .map(|j| kalah::db::level_len(args.houses, j))
+                .sum()
+        })
+        .collect();
     let progress = |p: kalah::db::BuildProgress| {
         if p.finished {
             let rate = p.total as f64 / p.elapsed.as_secs_f64().max(1e-9);
@@ -208,6 +216,14 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
                 indicator.restart(format!("level {}", p.level), Some(p.total));
             }
             indicator.set_done(p.done);
+            // The whole build at this level's rate: a lower bound, as the rate falls with
+            // the level (the levels below outgrow the caches).
+            let left = p.total - p.done + above[p.level as usize];
+            let seconds = p.elapsed.as_secs_f64();
+            if above[p.level as usize] > 0 && p.done > 0 && seconds > 1.0 {
+                let eta = Duration::from_secs_f64(left as f64 * seconds / p.done as f64);
+                indicator.set_message(format!("all levels: eta {}+", human_duration(eta)));
+            }
         }
     };
     let report = pool

@@ -192,7 +192,7 @@ pub const MEMORY_DB_MIN_SEEDS: u32 = 40;
 /// [`auto_memory_db`] builds the levels up to this many seeds fewer than the board has (one
 /// more for every 5 seeds above 50) ...
 pub const MEMORY_DB_GAP: u32 = 30;
-/// ... and at most this many entries (bytes) in all.
+/// ... and at most this many bytes of packed entries in all.
 pub const MEMORY_DB_MAX_BYTES: u64 = 2 << 30;
 
 /// The top level of the endgame databases worth building in memory before solving a board of
@@ -201,7 +201,9 @@ pub const MEMORY_DB_MAX_BYTES: u64 = 2 << 30;
 /// index).
 ///
 /// The levels go up to [`MEMORY_DB_GAP`] seeds below the board (one seed further down for
-/// every 5 seeds above 50), and no further than [`MEMORY_DB_MAX_BYTES`] of entries. Measured on
+/// every 5 seeds above 50), and no further than [`MEMORY_DB_MAX_BYTES`] of entries as they are
+/// held, packed at their level's width (since the packed levels, Kalah(6,5) gets 0..26 in
+/// 1.69 GB where one byte an entry stopped at 0..25). Measured on
 /// 2 cores (build + solve, value only, against the search alone): Kalah(6,4) standard with
 /// levels up to 18, 2.5 + 7.6 s against 20 s; Kalah(5,5) standard up to 20, 0.8 + 6.9 s against
 /// 19 s; Kalah(4,6) up to 18, 0.2 s against 1.0 s; Kalah(5,6) standard up to 28, 17 + 9 s (up
@@ -217,7 +219,8 @@ pub fn auto_memory_db(houses: usize, seeds: u32) -> Option<u32> {
     let mut bytes = 0u64;
     let gap = MEMORY_DB_GAP + seeds.saturating_sub(50) / 5;
     for k in 0..=seeds.saturating_sub(gap).min(crate::db::MAX_LEVEL) {
-        bytes += crate::db::level_len(houses, k);
+        let entries = crate::db::level_len(houses, k);
+        bytes += crate::db::packed::packed_len(entries, crate::db::packed::width(k));
         if bytes > MEMORY_DB_MAX_BYTES {
             break;
         }
@@ -766,9 +769,9 @@ mod tests {
         assert_eq!(auto_memory_db(5, 50), Some(20));
         assert_eq!(auto_memory_db(4, 48), Some(18));
         assert_eq!(auto_memory_db(5, 60), Some(28));
-        // 6 houses: the levels up to 25 hold 1.85 G entries, up to 26 2.71 G.
-        assert_eq!(auto_memory_db(6, 60), Some(25));
-        assert_eq!(auto_memory_db(6, 72), Some(25));
+        // 6 houses, packed: the levels up to 26 take 1.69 GB, up to 27 2.44 GB.
+        assert_eq!(auto_memory_db(6, 60), Some(26));
+        assert_eq!(auto_memory_db(6, 72), Some(26));
         assert_eq!(auto_memory_db(9, 72), None);
     }
 }
