@@ -49,6 +49,9 @@ pub trait Storage: Send + Sync {
 
     /// All the bytes, when they are addressable in memory.
     fn as_slice(&self) -> Option<&[u8]>;
+
+    /// A hint that the bytes `offset..offset + len` will be read soon (nothing by default).
+    fn will_need(&self, _offset: u64, _len: u64) {}
 }
 
 /// A memory-mapped level file.
@@ -69,6 +72,22 @@ impl Storage for Mapped {
 
     fn as_slice(&self) -> Option<&[u8]> {
         Some(&self.map)
+    }
+
+    fn will_need(&self, offset: u64, len: u64) {
+        // The pages of the range, read from disk now if they are not cached (without waiting).
+        #[cfg(unix)]
+        {
+            let start = offset & !4095;
+            let end = (offset + len).min(self.len());
+            let _ = self.map.advise_range(
+                memmap2::Advice::WillNeed,
+                start as usize,
+                (end - start) as usize,
+            );
+        }
+        #[cfg(not(unix))]
+        let _ = (offset, len);
     }
 }
 
@@ -262,6 +281,22 @@ impl Level {
         // slack of a level in memory.
         let from = &all[self.entries_at as usize..];
         Packed::new(from, u32::from(self.header.width), self.header.entries)
+    }
+
+    /// A hint that entry `index` (< `len`) will be read soon: the storage may start loading its
+    /// block and, if the block is not checked yet, its checksum.
+    pub fn will_need(&self, index: u64) {
+        let block = index >> self.block_shift();
+        if self.checked[block as usize] {
+            let bit = index * u64::from(self.header.width);
+            self.storage.will_need(self.entries_at + bit / 8, 2);
+        } else {
+            let range = self.header.block_bytes_range(block);
+            let len = range.end - range.start;
+            self.storage.will_need(self.entries_at + range.start, len);
+            self.storage
+                .will_need(self.header.table_offset() + 8 * block, 8);
+        }
     }
 
     /// Checks block `block` against its checksum, and remembers that it passed.

@@ -300,6 +300,7 @@ impl Tablebase {
             }));
         };
         let board = pos.board();
+        self.will_need(board);
         let Some(f) = self.probe(board)? else {
             return Ok(None);
         };
@@ -354,7 +355,12 @@ impl Tablebase {
     fn move_values<L: Lanes>(&self, board: Board<L>) -> Result<Vec<(Move, i32)>, DbError> {
         let mut values = Vec::new();
         let movable = board.movable();
-        for h in (0..board.houses_per_side()).filter(|h| movable >> h & 1 == 1) {
+        let moves = || (0..board.houses_per_side()).filter(|h| movable >> h & 1 == 1);
+        // Ask for every child's entry first: from cold files their reads then overlap.
+        for h in moves() {
+            self.will_need(board.sow(h, self.rules).0);
+        }
+        for h in moves() {
             let (child, sowing) = board.sow(h, self.rules);
             let f = self.probe_below(child)?;
             let value = if sowing.game_over {
@@ -367,6 +373,19 @@ impl Tablebase {
             values.push((Move::new(h + 1).expect("a house number"), value));
         }
         Ok(values)
+    }
+
+    /// Tells the storage that the entry of `board` (and its block) will be read soon (a hint:
+    /// nothing for a board outside the database or a level that cannot be opened).
+    fn will_need<L: Lanes>(&self, board: Board<L>) {
+        if board.houses_per_side() != self.houses || board.is_finished() {
+            return;
+        }
+        if let Some((k, entry)) = self.layout.index(board) {
+            if let Ok(level) = self.level(k) {
+                level.will_need(entry);
+            }
+        }
     }
 
     /// f of `board`, a board reached from one in the database (so in it too, or finished).
