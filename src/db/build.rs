@@ -475,7 +475,6 @@ pub fn build(
     let _lock = crate::db::lock::lock(dir)?;
     remove_temporaries(dir, houses, rules).map_err(|e| DbError::from(e).in_file(dir))?;
     let sides = SideTables::new(&layout);
-    let access = lower_access(&layout, rules);
     let mut levels: Vec<Level> = Vec::new();
     let mut report = BuildReport::default();
     for k in 0..=max_level {
@@ -484,25 +483,22 @@ pub fn build(
         let start = Instant::now();
         let kept = path.exists();
         let level = if kept {
-            // In memory, every block is checked as the file is read.
-            let level = open_level(&path, access, houses, rules, k, total)?;
-            if access == Access::Map {
-                let damage = level.check_all(cancel, &|_| {})?;
-                if let Some(defect) = level.defect(&damage) {
-                    return Err(defect);
-                }
+            let level = open_level(&path, Access::Map, houses, rules, k, total)?;
+            let damage = level.check_all(cancel, &|_| {})?;
+            if let Some(defect) = level.defect(&damage) {
+                return Err(defect);
             }
             level
         } else {
             let lower: Vec<Packed<'_>> = levels
                 .iter()
-                .map(|l| l.entries_unchecked().expect("a level mapped or in memory"))
+                .map(|l| l.entries_unchecked().expect("a mapped level"))
                 .collect();
             let report_done = |done| notify(progress, k, done, total, start, None);
             let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
             write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
             drop(entries);
-            open_level(&path, access, houses, rules, k, total)?
+            open_level(&path, Access::Map, houses, rules, k, total)?
         };
         notify(progress, k, total, total, start, Some(kept));
         report.levels.push(LevelReport {
@@ -520,22 +516,6 @@ pub fn build(
         levels.push(level);
     }
     Ok(report)
-}
-
-/// How [`build`] holds the levels below the one it builds, which it reads at random: in memory
-/// advised to use huge pages ([`Access::Memory`]) when they fit beside the top level within
-/// [`build_memory_limit`], else mapped from their files. A mapped file sits in the page cache
-/// mostly in 4 KiB pages, and nearly every read then also misses the TLB.
-fn lower_access(layout: &Layout, rules: Rules) -> Access {
-    let houses = layout.houses() as u8;
-    let below: u64 = (0..layout.max_level())
-        .map(|k| Header::new(houses, rules, k, layout.level_len(k)).file_len())
-        .sum();
-    if build_memory(layout) + below <= build_memory_limit() {
-        Access::Memory
-    } else {
-        Access::Map
-    }
 }
 
 /// What [`build`] of the levels `0..=max_level` into `dir` would write: the levels whose files
