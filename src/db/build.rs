@@ -600,9 +600,7 @@ fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbErro
     let layout = Layout::checked(houses, max_level)?;
     let below: u64 = if in_memory {
         (0..max_level)
-            .map(|k| {
-                Header::new(houses as u8, Rules::Standard, k, layout.level_len(k)).payload_len()
-            })
+            .map(|k| packed_len(layout.level_len(k), packed::width(k)))
             .sum()
     } else {
         0
