@@ -132,8 +132,8 @@ pub struct InfoArgs {
 ///
 /// The older forms are format 1 (one byte an entry, one checksum a file) and the first format 2
 /// files (one byte an entry, a checksum per block): the rewrite keeps every entry and shrinks
-/// the files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and reported: rebuild it (delete it and run
-/// `kalah db build`). Files in the current format are left alone. Takes the directory's build
+/// the files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and
+/// reported: rebuild it (delete it and run `kalah db build`). Files in the current format are left alone. Takes the directory's build
 /// lock, so it cannot run beside a build.
 #[derive(Args, Debug)]
 pub struct UpgradeArgs {

@@ -35,9 +35,10 @@
 //! the other.
 //!
 //! **Blocks.** Block j holds entries `j * 2^s .. (j + 1) * 2^s` (the last one fewer): its bytes
-//! start at `j * 2^s * w / 8` (a whole byte, since s >= 3), so no entry straddles two blocks. Its checksum is the 64-bit
-//! XXH3 of its bytes, seeded with [`block_seed`] (houses, rules, level and block number), so a
-//! block copied from another place or another file does not pass either. A reader checks a
+//! start at `j * 2^s * w / 8` (a whole byte, since s >= 3), so no entry straddles two blocks.
+//! Its checksum is the 64-bit XXH3 of its bytes, seeded with [`block_seed`] (houses, rules,
+//! level and block number), so a block copied from another place or another file does not pass
+//! either. A reader checks a
 //! block the first time it reads from it and remembers that it did (see
 //! [`crate::db::storage::Level`]): a query reads a few blocks and checks only those, a search
 //! pays once per block it touches, and a damaged block is an error naming the level, the

@@ -102,8 +102,7 @@ impl<'a> Packed<'a> {
         debug_assert!(index < self.len);
         let bit = index * u64::from(self.width);
         let at = (bit >> 3) as usize;
-        let pair = u16::from_le_bytes([self.bytes[at], self.bytes[at + 1]]);
-        ((pair >> (bit & 7)) & self.mask) as u8
+        from_pair([self.bytes[at], self.bytes[at + 1]], bit, self.mask)
     }
 
     /// The first byte of entry `index`, for a prefetch.
@@ -112,6 +111,13 @@ impl<'a> Packed<'a> {
         self.bytes
             .get(((index * u64::from(self.width)) >> 3) as usize)
     }
+}
+
+/// The entry that starts at stream bit `bit`, from the two bytes at `bit / 8` (`mask`: the low
+/// `width` bits set).
+#[inline(always)]
+pub fn from_pair(pair: [u8; 2], bit: u64, mask: u16) -> u8 {
+    ((u16::from_le_bytes(pair) >> (bit & 7)) & mask) as u8
 }
 
 /// Packs `entries` (one a byte, each below `2^width`) into `out` (exactly

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::db::DbError;
 use crate::db::format::{HEADER_LEN, Header, block_checksum, table_checksum};
-use crate::db::packed::{Packed, SLACK, pack};
+use crate::db::packed::{Packed, SLACK, from_pair, pack};
 use crate::rules::Rules;
 
 /// How to open level files.
@@ -75,16 +75,14 @@ impl Storage for Mapped {
     }
 
     fn will_need(&self, offset: u64, len: u64) {
-        // The pages of the range, read from disk now if they are not cached (without waiting).
+        // The pages of the range (memmap2 widens it to whole pages), read from disk now if they
+        // are not cached, without waiting.
         #[cfg(unix)]
         {
-            let start = offset & !4095;
-            let end = (offset + len).min(self.len());
-            let _ = self.map.advise_range(
-                memmap2::Advice::WillNeed,
-                start as usize,
-                (end - start) as usize,
-            );
+            let len = len.min(self.len() - offset);
+            let _ = self
+                .map
+                .advise_range(memmap2::Advice::WillNeed, offset as usize, len as usize);
         }
         #[cfg(not(unix))]
         let _ = (offset, len);
@@ -249,11 +247,11 @@ impl Level {
             None => {
                 // The entry's bytes, and the one after them (the padding or the block table
                 // follows the entries: the file has it).
-                let width = u64::from(self.header.width);
-                let bit = index * width;
+                let width = self.header.width;
+                let bit = index * u64::from(width);
                 let mut pair = [0u8; 2];
                 self.storage.read_at(self.entries_at + bit / 8, &mut pair)?;
-                ((u16::from_le_bytes(pair) >> (bit % 8)) & ((1 << width) - 1)) as u8
+                from_pair(pair, bit, (1 << width) - 1)
             }
         };
         self.in_range(index, entry)

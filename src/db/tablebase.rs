@@ -300,6 +300,8 @@ impl Tablebase {
             }));
         };
         let board = pos.board();
+        // Loads just the entry's block and checksum from cold files, not the device's whole
+        // read-ahead around them, as a plain page fault would.
         self.will_need(board);
         let Some(f) = self.probe(board)? else {
             return Ok(None);
@@ -353,15 +355,17 @@ impl Tablebase {
     /// Each legal move of `board` (in the database) with its f for the mover: the seeds the
     /// sowing banks plus the child's f after an extra turn, minus it when the turn passes.
     fn move_values<L: Lanes>(&self, board: Board<L>) -> Result<Vec<(Move, i32)>, DbError> {
-        let mut values = Vec::new();
         let movable = board.movable();
-        let moves = || (0..board.houses_per_side()).filter(|h| movable >> h & 1 == 1);
+        let children: Vec<_> = (0..board.houses_per_side())
+            .filter(|h| movable >> h & 1 == 1)
+            .map(|h| (h, board.sow(h, self.rules)))
+            .collect();
         // Ask for every child's entry first: from cold files their reads then overlap.
-        for h in moves() {
-            self.will_need(board.sow(h, self.rules).0);
+        for &(_, (child, _)) in &children {
+            self.will_need(child);
         }
-        for h in moves() {
-            let (child, sowing) = board.sow(h, self.rules);
+        let mut values = Vec::new();
+        for (h, (child, sowing)) in children {
             let f = self.probe_below(child)?;
             let value = if sowing.game_over {
                 sowing.gain()
@@ -376,11 +380,9 @@ impl Tablebase {
     }
 
     /// Tells the storage that the entry of `board` (and its block) will be read soon (a hint:
-    /// nothing for a board outside the database or a level that cannot be opened).
+    /// nothing for a board without an entry, finished or of another size, or for a level that
+    /// cannot be opened).
     fn will_need<L: Lanes>(&self, board: Board<L>) {
-        if board.houses_per_side() != self.houses || board.is_finished() {
-            return;
-        }
         if let Some((k, entry)) = self.layout.index(board) {
             if let Ok(level) = self.level(k) {
                 level.will_need(entry);

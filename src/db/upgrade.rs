@@ -128,7 +128,8 @@ pub enum Outcome {
     Upgraded,
     /// Already in the current format (left alone).
     Current,
-    /// Left alone: it cannot be upgraded (damaged, or not a level file of an older form); rebuild it.
+    /// Left alone: it cannot be upgraded (damaged, or not a level file of an older form);
+    /// rebuild it.
     Failed(DbError),
 }
 
