@@ -311,6 +311,15 @@ impl Level {
     /// the bytes cannot be read.
     fn block_passes(&self, block: u64) -> Result<bool, DbError> {
         let range = self.header.block_bytes_range(block);
+        let table_at = self.header.table_offset() + 8 * block;
+        if let Some(word) = self
+            .storage
+            .as_slice()
+            .and_then(|all| all.get(table_at as usize))
+        {
+            // The stored checksum is read after the hash: its load overlaps the hashing.
+            crate::memory::prefetch(word);
+        }
         let mut owned = Vec::new();
         let bytes = match self.entries_unchecked() {
             Some(entries) => &entries.bytes()[range.start as usize..range.end as usize],
