@@ -22,7 +22,8 @@ use super::progress::{Indicator, human_bytes, human_duration, human_rate};
 /// 63) and a checksum per block of 2048 boards. A database of levels 0..K answers any position
 /// with at most K seeds in its houses at once, whatever its stores hold. Every block is checked
 /// against its checksum before any value in it is used: a damaged file gives an error naming the
-/// level, block and file, never a wrong value. A directory's levels must run from 0 to the highest one without a gap.
+/// level, block and file, never a wrong value. A directory's levels must run from 0 to the
+/// highest one without a gap.
 #[derive(Args, Debug)]
 pub struct DbArgs {
     #[command(subcommand)]
