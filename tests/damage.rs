@@ -416,17 +416,10 @@ fn unpacked(file: &[u8]) -> Vec<u8> {
 
 /// `file` as the first builds of format 2 wrote it: one byte an entry, a checksum a block.
 fn byte_wide(file: &[u8]) -> Vec<u8> {
-    use kalah::db::format::{Header, block_table, padding, table_checksum};
-    let entries = unpacked(file);
+    use kalah::db::format::{Header, sealed};
     let mut header = Header::from_bytes(file).unwrap();
     header.width = 8;
-    let table = block_table(&header, &entries);
-    header.table_checksum = table_checksum(&table);
-    let mut out = header.to_bytes().to_vec();
-    out.extend_from_slice(&entries);
-    out.extend(std::iter::repeat_n(0u8, padding(&header)));
-    out.extend_from_slice(&table);
-    out
+    sealed(header, &unpacked(file))
 }
 
 #[test]

@@ -317,16 +317,9 @@ fn damaged_files_are_refused_with_the_right_error() {
 /// A level file whose entries were changed, with its block table and header made to match
 /// them again (as a file written by something other than a build could be).
 fn reseal(file: &[u8]) -> Vec<u8> {
-    use kalah::db::format::{Header, block_table, padding, table_checksum};
-    let mut header = Header::from_bytes(file).unwrap();
-    let entries = &file[64..64 + header.payload_len() as usize];
-    let table = block_table(&header, entries);
-    header.table_checksum = table_checksum(&table);
-    let mut out = header.to_bytes().to_vec();
-    out.extend_from_slice(entries);
-    out.extend(std::iter::repeat_n(0u8, padding(&header)));
-    out.extend_from_slice(&table);
-    out
+    use kalah::db::format::{Header, sealed};
+    let header = Header::from_bytes(file).unwrap();
+    sealed(header, &file[64..64 + header.payload_len() as usize])
 }
 
 #[test]

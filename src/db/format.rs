@@ -162,9 +162,14 @@ impl Header {
         HEADER_LEN as u64 + self.payload_len().next_multiple_of(8)
     }
 
+    /// Where block `block`'s checksum is in the file (8 bytes).
+    pub fn checksum_offset(&self, block: u64) -> u64 {
+        self.table_offset() + 8 * block
+    }
+
     /// The length of the whole file.
     pub fn file_len(&self) -> u64 {
-        self.table_offset() + 8 * self.blocks()
+        self.checksum_offset(self.blocks())
     }
 
     /// The entries of block `block`.
@@ -339,6 +344,19 @@ pub fn block_table(header: &Header, packed: &[u8]) -> Vec<u8> {
         table.extend_from_slice(&sum.to_le_bytes());
     }
     table
+}
+
+/// A whole level file of `packed` (the entries as the file holds them) under `header`, its block
+/// table and table checksum computed here: for files made by hand (tests, conversions), where a
+/// build streams its files through [`crate::db::build`] instead.
+pub fn sealed(mut header: Header, packed: &[u8]) -> Vec<u8> {
+    let table = block_table(&header, packed);
+    header.table_checksum = table_checksum(&table);
+    let mut out = header.to_bytes().to_vec();
+    out.extend_from_slice(packed);
+    out.extend(std::iter::repeat_n(0u8, padding(&header)));
+    out.extend_from_slice(&table);
+    out
 }
 
 /// Zero bytes between the entries and the block table.

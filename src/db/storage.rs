@@ -293,7 +293,7 @@ impl Level {
             let len = range.end - range.start;
             self.storage.will_need(self.entries_at + range.start, len);
             self.storage
-                .will_need(self.header.table_offset() + 8 * block, 8);
+                .will_need(self.header.checksum_offset(block), 8);
         }
     }
 
@@ -311,7 +311,7 @@ impl Level {
     /// the bytes cannot be read.
     fn block_passes(&self, block: u64) -> Result<bool, DbError> {
         let range = self.header.block_bytes_range(block);
-        let table_at = self.header.table_offset() + 8 * block;
+        let table_at = self.header.checksum_offset(block);
         if let Some(word) = self
             .storage
             .as_slice()
@@ -342,7 +342,7 @@ impl Level {
     fn stored_checksum(&self, block: u64) -> Result<u64, DbError> {
         let mut word = [0u8; 8];
         self.storage
-            .read_at(self.header.table_offset() + 8 * block, &mut word)?;
+            .read_at(self.header.checksum_offset(block), &mut word)?;
         Ok(u64::from_le_bytes(word))
     }
 
