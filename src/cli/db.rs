@@ -68,10 +68,18 @@ pub struct BuildArgs {
     /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores].
     #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
-    /// Print JSON: {"houses", "rules", "dir", "levels": [{"level", "entries", "bytes",
+    /// Print JSON: {"houses", "rules", "dir", "ranks", "levels": [{"level", "entries", "bytes",
     /// "time_ms", "kept", "checksum"}], "entries", "bytes", "time_ms"}.
     #[arg(long)]
     json: bool,
+    /// Be one rank of an MPI job: `mpirun -np N kalah db build ... --dir SHARED --mpi`. Each
+    /// rank builds its share of every level (pairs of tables, dealt largest first to the rank
+    /// with the least), over the levels below read from DIR, which every rank must see; rank 0
+    /// writes each level from the shares. The files are byte-identical to a build without
+    /// --mpi, and a killed job run again resumes. Rank 0 asks, draws the progress and prints
+    /// the report. Needs a kalah built with `--features mpi` (see docs/cluster.md).
+    #[arg(long)]
+    mpi: bool,
 }
 
 /// Check every level in DIR: headers, every block against its checksum and, for a sample of
@@ -178,22 +186,107 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
             args.max_seeds
         )));
     }
+    if args.mpi {
+        return run_build_mpi(args, dir);
+    }
     let pool = pool(args.threads)?;
     confirm_build(&args, &dir, pool.current_num_threads())?;
-    let indicator = Indicator::bar("level 0", 0, "entries");
+    let display = BuildDisplay::new(&args);
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
-    // The level the indicator shows (u32::MAX: none yet).
-    let shown = std::sync::atomic::AtomicU32::new(u32::MAX);
-    // Entries of the levels above each level, for the whole build's ETA.
-    let above: Vec<u64> = (0..=args.max_seeds)
-        .map(|k| {
-            (k + 1..=args.max_seeds)
-                .map(|j| kalah::db::level_len(args.houses, j))
-                .sum()
+    let report = pool
+        .install(|| {
+            build(
+                &dir,
+                args.houses,
+                args.rules,
+                args.max_seeds,
+                &cancel,
+                &|p| display.progress(p),
+            )
         })
-        .collect();
-    let progress = |p: kalah::db::BuildProgress| {
+        .map_err(|e| writer_error("cannot build the database", e))?;
+    display.indicator.finish();
+    print_build(&args, &dir, &report, started.elapsed(), None);
+    Ok(())
+}
+
+/// `kalah db build --mpi`: this process is one rank of an MPI job (see
+/// [`kalah::db::distributed`]). Rank 0 asks, draws the progress and prints the report; the
+/// other ranks print nothing (rank 0 reports their errors too).
+#[cfg(feature = "mpi")]
+fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
+    use kalah::db::distributed::{build_distributed, refuse};
+    use kalah::db::ranks::Ranks;
+    let ranks = super::mpi::start()?;
+    let leader = ranks.rank() == 0;
+    let pool = pool(args.threads);
+    if leader {
+        let ready = pool
+            .as_ref()
+            .map_err(|e| CliError::failure(&e.message))
+            .and_then(|pool| confirm_build(&args, &dir, pool.current_num_threads() * ranks.size()));
+        if let Err(e) = ready {
+            refuse(&ranks, &e.message);
+            return Err(e);
+        }
+    }
+    let pool = pool?;
+    let display = leader.then(|| BuildDisplay::new(&args));
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let progress = |p| {
+        if let Some(display) = &display {
+            display.progress(p)
+        }
+    };
+    let (houses, rules, top) = (args.houses, args.rules, args.max_seeds);
+    let result = build_distributed(&ranks, &dir, houses, rules, top, &pool, &cancel, &progress);
+    let report = result.map_err(|e| {
+        let error = writer_error("cannot build the database", e);
+        if leader { error } else { error.quiet() }
+    })?;
+    if let Some(display) = display {
+        display.indicator.finish();
+        print_build(&args, &dir, &report, started.elapsed(), Some(ranks.size()));
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_build_mpi(_: BuildArgs, _: PathBuf) -> Result<(), CliError> {
+    Err(CliError::input(
+        "--mpi: this kalah was built without MPI; build it with `cargo build --release \
+         --features mpi` (needs Open MPI and libclang: see docs/cluster.md)",
+    ))
+}
+
+/// The progress of a build: the bar of the level being built, and a line a level done.
+struct BuildDisplay {
+    indicator: Indicator,
+    /// The level the indicator shows (u32::MAX: none yet).
+    shown: std::sync::atomic::AtomicU32,
+    /// Entries of the levels above each level, for the whole build's ETA.
+    above: Vec<u64>,
+}
+
+impl BuildDisplay {
+    fn new(args: &BuildArgs) -> BuildDisplay {
+        BuildDisplay {
+            indicator: Indicator::bar("level 0", 0, "entries"),
+            shown: std::sync::atomic::AtomicU32::new(u32::MAX),
+            above: (0..=args.max_seeds)
+                .map(|k| {
+                    (k + 1..=args.max_seeds)
+                        .map(|j| kalah::db::level_len(args.houses, j))
+                        .sum()
+                })
+                .collect(),
+        }
+    }
+
+    fn progress(&self, p: kalah::db::BuildProgress) {
+        let indicator = &self.indicator;
         if p.finished {
             let rate = p.total as f64 / p.elapsed.as_secs_f64().max(1e-9);
             let line = if p.kept {
@@ -213,34 +306,35 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
             // One line a level on stderr, drawn above the bar on a terminal.
             indicator.println(line);
         } else {
-            if shown.swap(p.level, std::sync::atomic::Ordering::Relaxed) != p.level {
+            if self
+                .shown
+                .swap(p.level, std::sync::atomic::Ordering::Relaxed)
+                != p.level
+            {
                 indicator.restart(format!("level {}", p.level), Some(p.total));
             }
             indicator.set_done(p.done);
             // The whole build at this level's rate: a lower bound, as the rate falls with
             // the level (the levels below outgrow the caches).
-            let left = p.total - p.done + above[p.level as usize];
+            let above = self.above[p.level as usize];
+            let left = p.total - p.done.min(p.total) + above;
             let seconds = p.elapsed.as_secs_f64();
-            if above[p.level as usize] > 0 && p.done > 0 && seconds > 1.0 {
+            if above > 0 && p.done > 0 && seconds > 1.0 {
                 let eta = Duration::from_secs_f64(left as f64 * seconds / p.done as f64);
                 indicator.set_message(format!("all levels: eta {}+", human_duration(eta)));
             }
         }
-    };
-    let report = pool
-        .install(|| {
-            build(
-                &dir,
-                args.houses,
-                args.rules,
-                args.max_seeds,
-                &cancel,
-                &progress,
-            )
-        })
-        .map_err(|e| writer_error("cannot build the database", e))?;
-    indicator.finish();
-    let elapsed = started.elapsed();
+    }
+}
+
+/// Prints what a build did, as text or JSON; `ranks`: the ranks of a split build.
+fn print_build(
+    args: &BuildArgs,
+    dir: &Path,
+    report: &kalah::db::BuildReport,
+    elapsed: Duration,
+    ranks: Option<usize>,
+) {
     let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
     let built: Vec<_> = report.levels.iter().filter(|l| !l.kept).collect();
     if args.json {
@@ -262,22 +356,27 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
             "houses": args.houses,
             "rules": args.rules.as_str(),
             "dir": dir.display().to_string(),
+            "ranks": ranks.unwrap_or(1),
             "levels": levels,
             "entries": entries,
             "bytes": report.levels.iter().map(|l| l.bytes).sum::<u64>(),
             "time_ms": elapsed.as_millis() as u64,
         }));
-        return Ok(());
+        return;
     }
     let kept = report.levels.len() - built.len();
     println!(
-        "{} houses, {} rules, levels 0..={} in {}: {entries} entries (1 byte each, and a \
-         checksum a block), {:.1} s",
+        "{} houses, {} rules, levels 0..={} in {}: {entries} entries (each in the bits of its \
+         level, and a checksum a block), {:.1} s{}",
         args.houses,
         args.rules,
         args.max_seeds,
         dir.display(),
-        elapsed.as_secs_f64()
+        elapsed.as_secs_f64(),
+        match ranks {
+            Some(n) => format!(" on {n} MPI rank{}", if n == 1 { "" } else { "s" }),
+            None => String::new(),
+        }
     );
     if kept > 0 {
         println!(
@@ -290,7 +389,6 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
         let rate = built_entries as f64 / elapsed.as_secs_f64().max(1e-9);
         println!("{:.1} M entries/s over the levels built now", rate / 1e6);
     }
-    Ok(())
 }
 
 /// Above this many bytes to write, a build states its cost and asks first (unless --yes).

@@ -11,6 +11,8 @@ mod man;
 mod mankalah;
 mod matchcmd;
 mod moves;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod perft;
 mod play;
 mod progress;
@@ -78,6 +80,15 @@ impl CliError {
         }
     }
 
+    /// This error, with nothing printed (another process of the job says it).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub fn quiet(self) -> CliError {
+        CliError {
+            message: String::new(),
+            code: self.code,
+        }
+    }
+
     /// Something failed while running (exit code 1).
     pub fn failure(message: impl Into<String>) -> CliError {
         CliError {
@@ -114,7 +125,9 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("kalah: {}", err.message);
+            if !err.message.is_empty() {
+                eprintln!("kalah: {}", err.message);
+            }
             ExitCode::from(err.code)
         }
     }

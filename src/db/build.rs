@@ -197,23 +197,81 @@ pub fn build_level(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Entries, DbError> {
     assert!(lower.len() >= k as usize && k <= layout.max_level());
-    let len = layout.level_len(k) as usize;
-    let mut entries = Entries {
-        bytes: crate::memory::HugeBytes::zeroed(len).ok_or_else(|| {
-            DbError::Io(std::io::Error::new(
-                std::io::ErrorKind::OutOfMemory,
-                format!("cannot allocate {len} bytes for level {k}"),
-            ))
-        })?,
-    };
-    entries.bytes.fill(UNKNOWN);
+    let mut entries = Entries::unknown(layout.level_len(k), k)?;
+    let mut tables = Vec::new();
+    let mut rest: &mut [u8] = &mut entries.bytes;
+    for a in 1..k {
+        let (table, after) = rest.split_at_mut(table_len(layout, k, a) as usize);
+        tables.push((a, table));
+        rest = after;
+    }
+    fill_tables(layout, sides, rules, lower, k, tables, cancel, progress)?;
+    debug_assert!(!entries.contains(&UNKNOWN));
+    Ok(entries)
+}
+
+/// Builds the tables `a` and `k - a` of level `k` (see [`crate::db::index`]) in memory, one
+/// byte an entry, table `a` first, from the levels below it, as [`build_level`] does the whole
+/// level. A board of table `a` depends on the boards of its own level only through sowings
+/// that keep both sides' seeds (the turn passes): those boards are in table `k - a`, and
+/// theirs in table `a`. So the pair of tables can be built alone, and entry for entry it is
+/// the same as in the whole level. `a` must be at most `k / 2`.
+#[allow(clippy::too_many_arguments)]
+pub fn build_pair(
+    layout: &Layout,
+    sides: &SideTables,
+    rules: Rules,
+    lower: &[Packed<'_>],
+    k: u32,
+    a: u32,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Entries, DbError> {
+    assert!(lower.len() >= k as usize && k <= layout.max_level());
+    assert!(1 <= a && 2 * a <= k);
+    let b = k - a;
+    let first = table_len(layout, k, a);
+    let len = if a == b { first } else { 2 * first };
+    let mut entries = Entries::unknown(len, k)?;
+    let (table_a, table_b) = entries.bytes.split_at_mut(first as usize);
+    let mut tables = vec![(a, table_a)];
+    if a != b {
+        tables.push((b, table_b));
+    }
+    fill_tables(layout, sides, rules, lower, k, tables, cancel, progress)?;
+    debug_assert!(!entries.contains(&UNKNOWN));
+    Ok(entries)
+}
+
+/// Entries of table `a` of level `k`: `N(a) N(k - a)`, the same for table `k - a`.
+pub fn table_len(layout: &Layout, k: u32, a: u32) -> u64 {
+    layout.side_count(a) * layout.side_count(k - a)
+}
+
+/// Fills `tables` (each table `a` of level `k` with its entries, all [`UNKNOWN`]) in the
+/// current rayon pool. Every table `k - a` of a table `a` must be there too.
+#[allow(clippy::too_many_arguments)]
+fn fill_tables(
+    layout: &Layout,
+    sides: &SideTables,
+    rules: Rules,
+    lower: &[Packed<'_>],
+    k: u32,
+    tables: Vec<(u32, &mut [u8])>,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), DbError> {
+    let mut current: Vec<&[AtomicU8]> = vec![&[]; k as usize + 1];
+    for (a, table) in tables {
+        current[a as usize] = crate::memory::atomic_bytes(table);
+    }
     let level = LevelBuilder {
         layout,
         sides,
         rules,
         k,
         lower,
-        current: crate::memory::atomic_bytes(&mut entries.bytes),
+        current,
     };
     let units = level.units();
     let done = AtomicU64::new(0);
@@ -228,9 +286,7 @@ pub fn build_level(
                 + n * layout.side_count(*a),
         );
         Ok(())
-    })?;
-    debug_assert!(!entries.contains(&UNKNOWN));
-    Ok(entries)
+    })
 }
 
 /// A level's entries as [`build_level`] makes them, one byte an entry, in memory advised to use
@@ -238,6 +294,20 @@ pub fn build_level(
 /// access would also miss the TLB.
 pub struct Entries {
     bytes: crate::memory::HugeBytes,
+}
+
+impl Entries {
+    /// `len` entries of level `k`, all [`UNKNOWN`].
+    fn unknown(len: u64, k: u32) -> Result<Entries, DbError> {
+        let mut bytes = crate::memory::HugeBytes::zeroed(len as usize).ok_or_else(|| {
+            DbError::Io(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!("cannot allocate {len} bytes for level {k}"),
+            ))
+        })?;
+        bytes.fill(UNKNOWN);
+        Ok(Entries { bytes })
+    }
 }
 
 impl std::ops::Deref for Entries {
@@ -254,14 +324,15 @@ struct LevelBuilder<'a> {
     rules: Rules,
     k: u32,
     lower: &'a [Packed<'a>],
-    current: &'a [AtomicU8],
+    /// `current[a]`: the entries of table `a` of this level (empty if not built here).
+    current: Vec<&'a [AtomicU8]>,
 }
 
 impl LevelBuilder<'_> {
     /// Work units: (table a, a range of opponent ranks), about [`UNIT`] entries each.
     fn units(&self) -> Vec<(u32, Range<u64>)> {
         let mut units = Vec::new();
-        for a in 1..self.k {
+        for a in (1..self.k).filter(|&a| !self.current[a as usize].is_empty()) {
             let rows = self.layout.side_count(a);
             let columns = self.layout.side_count(self.k - a);
             let step = (UNIT / rows).max(1);
@@ -280,10 +351,10 @@ impl LevelBuilder<'_> {
         let b = self.k - a;
         let rows = self.layout.side_count(a);
         let width = self.layout.side_count(b);
+        let table = self.current[a as usize];
         for ro in columns {
-            let base = self.layout.offset(self.k, a) + ro;
             for rm in 0..rows {
-                let slot = &self.current[(base + rm * width) as usize];
+                let slot = &table[(ro + rm * width) as usize];
                 if slot.load(Ordering::Relaxed) == UNKNOWN {
                     slot.store(
                         encode(self.compute(a, rm, b, ro), self.k),
@@ -360,7 +431,7 @@ impl LevelBuilder<'_> {
     /// f of a board of this level, computed first if it is not yet known.
     #[inline(always)]
     fn same_level(&self, a: u32, rm: u64, b: u32, ro: u64) -> i32 {
-        let slot = &self.current[self.layout.entry(a, rm, b, ro) as usize];
+        let slot = &self.current[a as usize][(rm * self.layout.side_count(b) + ro) as usize];
         let stored = slot.load(Ordering::Relaxed);
         if stored != UNKNOWN {
             return decode(stored, self.k);
@@ -391,7 +462,8 @@ impl LevelBuilder<'_> {
         }
         let (level, entry) = self.layout.index(child).expect("a child of a level board");
         let f = if level == self.k {
-            let slot = &self.current[entry as usize];
+            let a = child.mover_seeds();
+            let slot = &self.current[a as usize][(entry - self.layout.offset(level, a)) as usize];
             match slot.load(Ordering::Relaxed) {
                 UNKNOWN => {
                     let f = self.f_of(child);
@@ -470,7 +542,7 @@ pub fn build(
     cancel: &AtomicBool,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
-    let layout = plan(houses, max_level, false)?;
+    let layout = plan(houses, max_level, Held::TopLevel)?;
     std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let _lock = crate::db::lock::lock(dir)?;
     remove_temporaries(dir, houses, rules).map_err(|e| DbError::from(e).in_file(dir))?;
@@ -554,7 +626,7 @@ pub fn build_cost(
 }
 
 /// Removes the temporary files that a killed build of these levels left in `dir`.
-fn remove_temporaries(dir: &Path, houses: usize, rules: Rules) -> std::io::Result<()> {
+pub(crate) fn remove_temporaries(dir: &Path, houses: usize, rules: Rules) -> std::io::Result<()> {
     let prefix = format!("kalah-{houses}-{}-", rules.as_str());
     for entry in std::fs::read_dir(dir)? {
         let name = entry?.file_name();
@@ -576,7 +648,7 @@ pub fn build_in_memory(
     cancel: &AtomicBool,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<Tablebase, DbError> {
-    let layout = plan(houses, max_level, true)?;
+    let layout = plan(houses, max_level, Held::AllLevels)?;
     let sides = SideTables::new(&layout);
     let mut levels: Vec<Level> = Vec::new();
     for k in 0..=max_level {
@@ -594,18 +666,33 @@ pub fn build_in_memory(
     Ok(Tablebase::from_levels(houses, rules, layout, levels))
 }
 
+/// The entries a build holds in memory at its peak, besides the move tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// The top level (a build into files).
+    TopLevel,
+    /// Every level (a build in memory).
+    AllLevels,
+    /// The largest pair of tables of the top level (a rank of a split build, see
+    /// [`crate::db::distributed`]).
+    LargestPair,
+}
+
 /// The layout of the levels `0..=max_level` for `houses`, if databases index them and their
-/// build fits in [`build_memory_limit`] (with every level held in memory if `in_memory`).
-fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbError> {
+/// build fits in [`build_memory_limit`] when it holds `held`.
+pub(crate) fn plan(houses: usize, max_level: u32, held: Held) -> Result<Layout, DbError> {
     let layout = Layout::checked(houses, max_level)?;
-    let below: u64 = if in_memory {
-        (0..max_level)
-            .map(|k| packed_len(layout.level_len(k), packed::width(k)))
-            .sum()
-    } else {
-        0
+    let top = layout.level_len(max_level);
+    let entries: u64 = match held {
+        Held::TopLevel => top,
+        Held::AllLevels => {
+            top + (0..max_level)
+                .map(|k| packed_len(layout.level_len(k), packed::width(k)))
+                .sum::<u64>()
+        }
+        Held::LargestPair => crate::db::distributed::largest_pair(&layout),
     };
-    let needed = build_memory(&layout) + below;
+    let needed = build_memory(&layout) - top + entries;
     let limit = build_memory_limit();
     if needed > limit {
         return Err(DbError::Unsupported(format!(
@@ -613,7 +700,11 @@ fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbErro
              (the {} and the move tables), more than the {:.1} GiB allowed on this machine \
              (physical memory, less a sixth for the page cache and the rest, at most {} GiB)",
             needed as f64 / (1u64 << 30) as f64,
-            if in_memory { "levels" } else { "top level" },
+            match held {
+                Held::TopLevel => "top level",
+                Held::AllLevels => "levels",
+                Held::LargestPair => "largest pair of tables of the top level",
+            },
             limit as f64 / (1u64 << 30) as f64,
             BUILD_MEMORY_LIMIT >> 30
         )));
@@ -623,7 +714,7 @@ fn plan(houses: usize, max_level: u32, in_memory: bool) -> Result<Layout, DbErro
 
 /// Reports `done` of the `total` entries of level `level`, begun at `start`; `finished`: the
 /// level is done, and whether it was kept from an earlier build.
-fn notify(
+pub(crate) fn notify(
     progress: &(dyn Fn(BuildProgress) + Sync),
     level: u32,
     done: u64,
@@ -680,8 +771,28 @@ pub(crate) fn write_level(
     level: u32,
     entries: &[u8],
 ) -> Result<(), DbError> {
+    let len = entries.len() as u64;
+    write_level_from(path, houses, rules, level, len, Source::Slice(entries))
+}
+
+/// Where [`write_level_from`] takes a level's entries from, one byte an entry, in order.
+pub(crate) enum Source<'a> {
+    Slice(&'a [u8]),
+    /// Read as the writing goes, a chunk at a time.
+    Reader(&'a mut dyn std::io::Read),
+}
+
+/// [`write_level`] of the `len` entries of `source`.
+pub(crate) fn write_level_from(
+    path: &Path,
+    houses: usize,
+    rules: Rules,
+    level: u32,
+    len: u64,
+    mut source: Source<'_>,
+) -> Result<(), DbError> {
     use std::io::{Seek, SeekFrom, Write};
-    let mut header = Header::new(houses as u8, rules, level, entries.len() as u64);
+    let mut header = Header::new(houses as u8, rules, level, len);
     let width = u32::from(header.width);
     let block_entries = header.block_entries() as usize;
     let block_bytes = header.block_bytes() as usize;
@@ -690,11 +801,21 @@ pub(crate) fn write_level(
         let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
         out.write_all(&[0u8; HEADER_LEN])?;
         let mut packed = Vec::new();
-        let chunk_entries = WRITE_CHUNK_BLOCKS * block_entries;
-        for (c, chunk) in entries.chunks(chunk_entries).enumerate() {
+        let mut read = Vec::new();
+        let chunk_entries = (WRITE_CHUNK_BLOCKS * block_entries) as u64;
+        for c in 0..len.div_ceil(chunk_entries) {
+            let range = c * chunk_entries..((c + 1) * chunk_entries).min(len);
+            let chunk = match &mut source {
+                Source::Slice(entries) => &entries[range.start as usize..range.end as usize],
+                Source::Reader(reader) => {
+                    read.resize((range.end - range.start) as usize, 0);
+                    reader.read_exact(&mut read)?;
+                    &read[..]
+                }
+            };
             packed.clear();
             packed.resize(packed_len(chunk.len() as u64, width) as usize, 0);
-            let first = (c * WRITE_CHUNK_BLOCKS) as u64;
+            let first = c * WRITE_CHUNK_BLOCKS as u64;
             let sums: Vec<u64> = chunk
                 .par_chunks(block_entries)
                 .zip(packed.par_chunks_mut(block_bytes))

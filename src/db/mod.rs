@@ -6,6 +6,8 @@
 //! - [`storage`]: where a level's bytes live (memory map, plain reads, memory), and the check
 //!   of each block before its entries are believed ([`Level`]).
 //! - [`mod@build`]: retrograde construction, level by level, in parallel.
+//! - [`distributed`]: the same build split over the ranks of a job (MPI), level by level, each
+//!   rank building its share of pairs of tables; [`ranks`]: the messages it needs.
 //! - [`tablebase`]: a directory of levels, opened on first use, and the probe.
 //! - [`mod@verify`]: checksums, headers and the one-ply consistency of the entries.
 //! - [`upgrade`]: format 1 files (one checksum a file) and byte-wide format 2 files rewritten
@@ -30,11 +32,13 @@ use std::path::{Path, PathBuf};
 use crate::rules::Rules;
 
 pub mod build;
+pub mod distributed;
 pub mod format;
 pub mod home;
 pub mod index;
 pub mod lock;
 pub mod packed;
+pub mod ranks;
 pub mod storage;
 pub mod tablebase;
 pub mod upgrade;
@@ -143,6 +147,13 @@ pub enum DbError {
     },
     /// The houses or level are beyond what the databases index.
     Unsupported(String),
+    /// Another rank of a split build ([`distributed`]) failed, and the build stopped.
+    Rank {
+        /// That rank.
+        rank: usize,
+        /// Its error.
+        error: String,
+    },
     /// The work was cancelled (nothing half-written was left behind).
     Cancelled,
     /// An error in one file.
@@ -262,6 +273,7 @@ impl fmt::Display for DbError {
                 "level {level} entry {entry} holds f = {stored}, its moves give {computed}"
             ),
             DbError::Unsupported(what) => write!(f, "{what}"),
+            DbError::Rank { rank, error } => write!(f, "rank {rank} of the build: {error}"),
             DbError::Cancelled => write!(f, "cancelled"),
             DbError::InFile { path, error } => write!(f, "{}: {error}", path.display()),
         }

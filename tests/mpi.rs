@@ -1,0 +1,215 @@
+//! `kalah db build --mpi` under Open MPI's `mpirun` (only with the `mpi` feature: `cargo test
+//! --features mpi --test mpi`, which `.ci/run` runs): 1, 2 and 3 ranks (oversubscribed on a
+//! small machine) write the same bytes as `kalah db build`; a job killed in the middle of a
+//! level and run again resumes to the same bytes; a failing rank stops the job with its error.
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const KALAH: &str = env!("CARGO_BIN_EXE_kalah");
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("kalah-mpi-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `mpirun -np N kalah db build ... --mpi`: every rank on this machine, none bound to a core
+/// (ranks share the cores), shared memory between them, allowed as root (CI runs as root).
+fn mpirun(np: usize, dir: &Path, houses: usize, top: u32) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .args([
+            "--oversubscribe",
+            "--bind-to",
+            "none",
+            "--mca",
+            "btl",
+            "self,vader",
+        ])
+        .args([
+            "-np",
+            &np.to_string(),
+            KALAH,
+            "db",
+            "build",
+            "--mpi",
+            "--yes",
+        ])
+        .args([
+            "--houses",
+            &houses.to_string(),
+            "--max-seeds",
+            &top.to_string(),
+        ])
+        .args(["--threads", "1", "--dir"])
+        .arg(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(mut command: Command) -> Output {
+    command.output().expect("mpirun (Open MPI) runs")
+}
+
+fn single(dir: &Path, houses: usize, top: u32) {
+    let output = run({
+        let mut c = Command::new(KALAH);
+        c.args(["db", "build", "--yes", "--houses", &houses.to_string()])
+            .args(["--max-seeds", &top.to_string(), "--dir"])
+            .arg(dir);
+        c
+    });
+    assert!(output.status.success(), "{output:?}");
+}
+
+/// The level files of `dir` (by name) with their bytes; nothing else may be there but the
+/// lock file.
+fn levels(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() != ".kalah-build.lock")
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            assert!(name.ends_with(".kdb"), "{name} left in {}", dir.display());
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn one_two_and_three_ranks_write_the_single_builds_bytes() {
+    let expected = TempDir::new("single");
+    single(&expected.0, 4, 18);
+    for np in 1..=3 {
+        let dir = TempDir::new(&format!("np{np}"));
+        let output = run(mpirun(np, &dir.0, 4, 18));
+        assert!(output.status.success(), "{output:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        // Rank 0 alone prints the report.
+        assert_eq!(stdout.matches("levels 0..=18").count(), 1, "{stdout}");
+        assert!(stdout.contains(&format!("on {np} MPI rank")), "{stdout}");
+        assert!(levels(&dir.0) == levels(&expected.0), "{np} ranks");
+    }
+}
+
+#[test]
+fn a_killed_job_resumes_to_the_same_bytes() {
+    let (houses, top, kill_in) = (6, 16, 16);
+    let expected = TempDir::new("kill-single");
+    single(&expected.0, houses, top);
+    let dir = TempDir::new("kill");
+    let mut job = mpirun(2, &dir.0, houses, top)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once a pair file of the top level is on disk and the level is not.
+    let level = dir
+        .0
+        .join(format!("kalah-{houses}-standard-{kill_in:03}.kdb"));
+    let start = Instant::now();
+    let killed = loop {
+        let pairs = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                let name = name.to_string_lossy();
+                name.starts_with(&format!("kalah-{houses}-standard-{kill_in:03}.kdb.tables-"))
+                    && !name.ends_with(".tmp")
+            })
+            .count();
+        if pairs > 0 && !level.exists() {
+            job.kill().unwrap();
+            break true;
+        }
+        if job.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(300) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let _ = job.wait();
+    assert!(
+        killed,
+        "the job ended before it could be killed in level {kill_in}"
+    );
+    // The killed ranks let go of the build lock as they die: until then a new job is told
+    // that the directory is busy (exit code 2), and tried again.
+    let start = Instant::now();
+    let output = loop {
+        let output = run(mpirun(2, &dir.0, houses, top));
+        if output.status.code() != Some(2) || start.elapsed() > Duration::from_secs(30) {
+            break output;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("already built (checksum ok), kept"),
+        "{stderr}"
+    );
+    assert!(levels(&dir.0) == levels(&expected.0));
+}
+
+#[test]
+fn a_failing_rank_stops_the_job_with_its_error() {
+    let dir = TempDir::new("fail");
+    // A directory where the level 5 file should be: no rank can open it.
+    std::fs::create_dir_all(dir.0.join("kalah-3-standard-005.kdb")).unwrap();
+    let output = run(mpirun(2, &dir.0, 3, 8));
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.matches("kalah: cannot build the database").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn without_mpirun_it_is_a_job_of_one() {
+    let expected = TempDir::new("alone-single");
+    single(&expected.0, 3, 10);
+    let dir = TempDir::new("alone");
+    let output = run({
+        let mut c = Command::new(KALAH);
+        c.args([
+            "db",
+            "build",
+            "--mpi",
+            "--houses",
+            "3",
+            "--max-seeds",
+            "10",
+            "--dir",
+        ])
+        .arg(&dir.0)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .stdin(Stdio::null());
+        c
+    });
+    assert!(output.status.success(), "{output:?}");
+    assert!(levels(&dir.0) == levels(&expected.0));
+}
