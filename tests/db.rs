@@ -4,11 +4,13 @@
 //! bytes; verification catches a flipped byte.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 mod common;
+mod temp_dir;
 use common::naive_value;
+use temp_dir::TempDir;
 
 use kalah::db::build::{BuildReport, SideTables, build_level};
 use kalah::db::packed::{Packed, SLACK, pack, packed_len, width};
@@ -18,24 +20,6 @@ use kalah::reference::RefPosition;
 use kalah::{Rules, Setup, Side};
 
 const RULES: [Rules; 2] = [Rules::Standard, Rules::EmptyCapture];
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("kalah-db-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -113,8 +97,8 @@ fn every_entry_of_small_levels_matches_the_naive_solver() {
 #[test]
 fn one_and_two_threads_build_the_same_bytes() {
     for rules in RULES {
-        let one = TempDir::new(&format!("one-{rules}"));
-        let two = TempDir::new(&format!("two-{rules}"));
+        let one = TempDir::new("db", &format!("one-{rules}"));
+        let two = TempDir::new("db", &format!("two-{rules}"));
         build_dir(&one.0, 5, rules, 12, 1);
         let report = build_dir(&two.0, 5, rules, 12, 2);
         assert_eq!(report.levels.len(), 13);
@@ -129,7 +113,7 @@ fn one_and_two_threads_build_the_same_bytes() {
 
 #[test]
 fn map_read_and_memory_probes_agree_with_the_build() {
-    let dir = TempDir::new("access");
+    let dir = TempDir::new("db", "access");
     let rules = Rules::EmptyCapture;
     build_dir(&dir.0, 4, rules, 9, 2);
     let (layout, levels) = build_memory(4, rules, 9);
@@ -181,7 +165,7 @@ fn levels_built_in_memory_are_the_levels_of_the_files() {
 
 /// Copies the files of `from` into a new directory.
 fn copy_dir(from: &Path, name: &str) -> TempDir {
-    let to = TempDir::new(name);
+    let to = TempDir::new("db", name);
     for file in std::fs::read_dir(from).unwrap() {
         let file = file.unwrap();
         std::fs::copy(file.path(), to.0.join(file.file_name())).unwrap();
@@ -199,7 +183,7 @@ fn innermost(e: &DbError) -> &DbError {
 #[test]
 fn damaged_files_are_refused_with_the_right_error() {
     let rules = Rules::Standard;
-    let good = TempDir::new("damage-good");
+    let good = TempDir::new("db", "damage-good");
     build_dir(&good.0, 3, rules, 8, 2);
     let name = level_file_name(3, rules, 8);
     let cancel = AtomicBool::new(false);
@@ -271,7 +255,7 @@ fn damaged_files_are_refused_with_the_right_error() {
     assert!(matches!(innermost(&err), DbError::HeaderChecksum), "{err}");
 
     // The other rules' file under this rules' name; another level's file under this name.
-    let other = TempDir::new("damage-other");
+    let other = TempDir::new("db", "damage-other");
     build_dir(&other.0, 3, Rules::EmptyCapture, 8, 2);
     std::fs::copy(
         other.0.join(level_file_name(3, Rules::EmptyCapture, 8)),
@@ -325,10 +309,10 @@ fn reseal(file: &[u8]) -> Vec<u8> {
 #[test]
 fn a_stopped_build_resumes_to_the_same_bytes() {
     let rules = Rules::EmptyCapture;
-    let whole = TempDir::new("resume-whole");
+    let whole = TempDir::new("db", "resume-whole");
     build_dir(&whole.0, 4, rules, 11, 2);
 
-    let dir = TempDir::new("resume");
+    let dir = TempDir::new("db", "resume");
     // Stop while building level 9.
     let cancel = AtomicBool::new(false);
     let result = pool(2).install(|| {
@@ -363,7 +347,7 @@ fn a_stopped_build_resumes_to_the_same_bytes() {
 
 #[test]
 fn opening_a_missing_database_says_what_is_missing() {
-    let dir = TempDir::new("missing");
+    let dir = TempDir::new("db", "missing");
     let err = Tablebase::open(&dir.0, 6, Rules::Standard, Access::Map)
         .err()
         .unwrap();
@@ -391,7 +375,7 @@ fn solver(m: usize, rules: Rules, db: Option<std::sync::Arc<Tablebase>>) -> kala
 fn search_with_the_database_agrees_with_search_without_it() {
     use kalah::{AnyPosition, Position, Variant, with_position};
     for rules in RULES {
-        let dir = TempDir::new(&format!("search-{rules}"));
+        let dir = TempDir::new("db", &format!("search-{rules}"));
         build_dir(&dir.0, 4, rules, 10, 2);
         let base = std::sync::Arc::new(Tablebase::open(&dir.0, 4, rules, Access::Map).unwrap());
         let with = solver(4, rules, Some(base.clone()));
@@ -443,7 +427,7 @@ fn search_with_the_database_agrees_with_search_without_it() {
 fn a_database_up_to_2mn_seeds_solves_the_variant_strongly() {
     use kalah::{Position, Variant};
     for rules in RULES {
-        let dir = TempDir::new(&format!("strong-{rules}"));
+        let dir = TempDir::new("db", &format!("strong-{rules}"));
         // Kalah(3,2) and Kalah(2,3) have 12 seeds: every reachable position is in the database.
         build_dir(&dir.0, 3, rules, 12, 2);
         build_dir(&dir.0, 2, rules, 12, 2);
@@ -486,7 +470,7 @@ fn random_entries_of_larger_levels_match_the_naive_solver() {
 
 #[test]
 fn a_build_too_big_for_the_machine_is_refused_before_it_starts() {
-    let dir = TempDir::new("too-big");
+    let dir = TempDir::new("db", "too-big");
     let cancel = AtomicBool::new(false);
     let err = build(&dir.0, 8, Rules::Standard, 40, &cancel, &|_| {}).unwrap_err();
     assert!(matches!(err, DbError::Unsupported(_)), "{err}");

@@ -4,32 +4,16 @@
 //! bytes; a failure on one rank stops every rank. The same build under MPI is tested in
 //! tests/mpi.rs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+mod temp_dir;
+use temp_dir::TempDir;
 
 use kalah::Rules;
 use kalah::db::distributed::{build_distributed, pair_file_name, share};
 use kalah::db::ranks::in_process;
 use kalah::db::{BuildProgress, BuildReport, DbError, Layout, build, level_file_name};
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("kalah-split-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -95,14 +79,14 @@ fn only_levels(dir: &Path, m: usize, rules: Rules, top: u32) {
 #[test]
 fn one_two_and_three_ranks_write_the_single_builds_bytes() {
     for (m, rules, top) in [(4, Rules::Standard, 14), (3, Rules::EmptyCapture, 16)] {
-        let single = TempDir::new(&format!("single-{m}-{rules}"));
+        let single = TempDir::new("split", &format!("single-{m}-{rules}"));
         let cancel = AtomicBool::new(false);
         pool(2)
             .install(|| build(&single.0, m, rules, top, &cancel, &|_| {}))
             .unwrap();
         let expected = files(&single.0, m, rules, top);
         for size in 1..=3 {
-            let dir = TempDir::new(&format!("split-{m}-{rules}-{size}"));
+            let dir = TempDir::new("split", &format!("split-{m}-{rules}-{size}"));
             let results = split(&dir.0, m, rules, top, size, &never);
             let report = results[0].as_ref().unwrap();
             assert_eq!(report.levels.len(), top as usize + 1);
@@ -149,12 +133,12 @@ fn the_shares_cover_each_pair_once_and_balance() {
 #[test]
 fn a_split_build_stopped_in_a_level_resumes_to_the_same_bytes() {
     let (m, rules, top) = (4, Rules::Standard, 14);
-    let single = TempDir::new("resume-single");
+    let single = TempDir::new("split", "resume-single");
     let cancel = AtomicBool::new(false);
     pool(1)
         .install(|| build(&single.0, m, rules, top, &cancel, &|_| {}))
         .unwrap();
-    let dir = TempDir::new("resume");
+    let dir = TempDir::new("split", "resume");
     // Rank 0 of 3 is stopped in level 12: the level's pairs done by then stay on disk, and
     // the level file is not written.
     let stop = |rank: usize, p: &BuildProgress| rank == 0 && p.level == 12;
@@ -179,12 +163,12 @@ fn a_split_build_stopped_in_a_level_resumes_to_the_same_bytes() {
 #[test]
 fn a_damaged_pair_file_is_built_again() {
     let (m, rules, top) = (3, Rules::Standard, 10);
-    let single = TempDir::new("pair-single");
+    let single = TempDir::new("split", "pair-single");
     let cancel = AtomicBool::new(false);
     pool(1)
         .install(|| build(&single.0, m, rules, top, &cancel, &|_| {}))
         .unwrap();
-    let dir = TempDir::new("pair");
+    let dir = TempDir::new("split", "pair");
     split(&dir.0, m, rules, top - 1, 2, &never);
     // A pair file of the top level left by a killed job, with one byte flipped, and a
     // truncated one: both are rebuilt.
@@ -204,7 +188,7 @@ fn a_failure_on_one_rank_stops_them_all() {
     // A level file in the way of rank 1 and 2 only would be hard to arrange; a directory
     // where the level-3 file should be makes every rank fail to open it, and rank 0 first.
     let (m, rules, top) = (3, Rules::Standard, 8);
-    let dir = TempDir::new("fail");
+    let dir = TempDir::new("split", "fail");
     std::fs::create_dir_all(dir.0.join(level_file_name(m, rules, 3))).unwrap();
     let results = split(&dir.0, m, rules, top, 3, &never);
     assert!(results.iter().all(Result::is_err), "{results:?}");

@@ -4,30 +4,14 @@
 //! level and run again resumes to the same bytes; a failing rank stops the job with its error.
 #![cfg(feature = "mpi")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod temp_dir;
+use temp_dir::TempDir;
+
 const KALAH: &str = env!("CARGO_BIN_EXE_kalah");
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("kalah-mpi-test-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// `mpirun -np N kalah db build ... --mpi`: every rank on this machine, none bound to a core
 /// (ranks share the cores), shared memory between them, allowed as root (CI runs as root).
@@ -99,10 +83,10 @@ fn levels(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn one_two_and_three_ranks_write_the_single_builds_bytes() {
-    let expected = TempDir::new("single");
+    let expected = TempDir::new("mpi", "single");
     single(&expected.0, 4, 18);
     for np in 1..=3 {
-        let dir = TempDir::new(&format!("np{np}"));
+        let dir = TempDir::new("mpi", &format!("np{np}"));
         let output = run(mpirun(np, &dir.0, 4, 18));
         assert!(output.status.success(), "{output:?}");
         let stdout = String::from_utf8_lossy(&output.stdout);
@@ -116,9 +100,9 @@ fn one_two_and_three_ranks_write_the_single_builds_bytes() {
 #[test]
 fn a_killed_job_resumes_to_the_same_bytes() {
     let (houses, top, kill_in) = (6, 16, 16);
-    let expected = TempDir::new("kill-single");
+    let expected = TempDir::new("mpi", "kill-single");
     single(&expected.0, houses, top);
-    let dir = TempDir::new("kill");
+    let dir = TempDir::new("mpi", "kill");
     let mut job = mpirun(2, &dir.0, houses, top)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -174,7 +158,7 @@ fn a_killed_job_resumes_to_the_same_bytes() {
 
 #[test]
 fn a_failing_rank_stops_the_job_with_its_error() {
-    let dir = TempDir::new("fail");
+    let dir = TempDir::new("mpi", "fail");
     // A directory where the level 5 file should be: no rank can open it.
     std::fs::create_dir_all(dir.0.join("kalah-3-standard-005.kdb")).unwrap();
     let output = run(mpirun(2, &dir.0, 3, 8));
@@ -189,9 +173,9 @@ fn a_failing_rank_stops_the_job_with_its_error() {
 
 #[test]
 fn without_mpirun_it_is_a_job_of_one() {
-    let expected = TempDir::new("alone-single");
+    let expected = TempDir::new("mpi", "alone-single");
     single(&expected.0, 3, 10);
-    let dir = TempDir::new("alone");
+    let dir = TempDir::new("mpi", "alone");
     let output = run({
         let mut c = Command::new(KALAH);
         c.args([

@@ -65,7 +65,8 @@ pub struct BuildArgs {
     /// free disk space and an estimated time, and asks.
     #[arg(long, short = 'y')]
     yes: bool,
-    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores].
+    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores; with --mpi, the
+    /// cores shared among the job's ranks on the machine].
     #[arg(long, value_name = "T", value_parser = super::args::threads())]
     threads: Option<usize>,
     /// Print JSON: {"houses", "rules", "dir", "ranks", "levels": [{"level", "entries", "bytes",
@@ -220,7 +221,7 @@ fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
     use kalah::db::ranks::Ranks;
     let ranks = super::mpi::start()?;
     let leader = ranks.rank() == 0;
-    let pool = pool(args.threads);
+    let pool = pool(Some(args.threads.unwrap_or(ranks.default_threads())));
     if leader {
         let ready = pool
             .as_ref()

@@ -12,6 +12,8 @@ use super::CliError;
 /// this is dropped).
 pub struct MpiRanks {
     world: SimpleCommunicator,
+    /// Ranks of the job on this machine (this one included).
+    here: usize,
     // Dropped last: MPI_Finalize.
     _universe: Universe,
 }
@@ -29,10 +31,22 @@ pub fn start() -> Result<MpiRanks, CliError> {
         default(info);
         SimpleCommunicator::world().abort(101);
     }));
+    let world = universe.world();
+    let here = world.split_shared(world.rank()).size() as usize;
     Ok(MpiRanks {
-        world: universe.world(),
+        world,
+        here,
         _universe: universe,
     })
+}
+
+impl MpiRanks {
+    /// The worker threads a rank runs when not told: this machine's cores shared among the
+    /// job's ranks on it (one at least).
+    pub fn default_threads(&self) -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / self.here).clamp(1, 64)
+    }
 }
 
 impl Ranks for MpiRanks {

@@ -517,6 +517,25 @@ pub struct LevelReport {
     pub bytes: u64,
 }
 
+impl LevelReport {
+    /// The report of `level`, finished now, begun at `start`, or `kept` from an earlier build.
+    pub(crate) fn of(level: &Level, start: Instant, kept: bool) -> LevelReport {
+        let header = level.header();
+        LevelReport {
+            level: level.level(),
+            entries: header.entries,
+            time: if kept {
+                Duration::ZERO
+            } else {
+                start.elapsed()
+            },
+            kept,
+            checksum: header.table_checksum,
+            bytes: header.file_len(),
+        }
+    }
+}
+
 /// What [`build`] did.
 #[derive(Clone, Debug, Default)]
 pub struct BuildReport {
@@ -573,18 +592,7 @@ pub fn build(
             open_level(&path, Access::Map, houses, rules, k, total)?
         };
         notify(progress, k, total, total, start, Some(kept));
-        report.levels.push(LevelReport {
-            level: k,
-            entries: total,
-            time: if kept {
-                Duration::ZERO
-            } else {
-                start.elapsed()
-            },
-            kept,
-            checksum: level.header().table_checksum,
-            bytes: level.header().file_len(),
-        });
+        report.levels.push(LevelReport::of(&level, start, kept));
         levels.push(level);
     }
     Ok(report)

@@ -367,10 +367,19 @@ pub fn build_distributed(
     cancel: &AtomicBool,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
+    let job = plan(houses, max_level, Held::LargestPair).map(|layout| Job {
+        dir,
+        houses,
+        rules,
+        sides: SideTables::new(&layout),
+        layout,
+        pool,
+        cancel,
+    });
     if ranks.rank() == 0 {
-        lead(ranks, dir, houses, rules, max_level, pool, cancel, progress)
+        lead(ranks, job, progress)
     } else {
-        follow(ranks, dir, houses, rules, max_level, pool, cancel)
+        follow(ranks, job)
     }
 }
 
@@ -385,28 +394,6 @@ pub fn refuse(ranks: &dyn Ranks, error: &str) {
     (1..ranks.size()).for_each(|r| ranks.send(r, &stop));
 }
 
-/// Sets up what every rank needs; rank 0 takes the lock and cleans the directory first.
-fn job<'a>(
-    dir: &'a Path,
-    houses: usize,
-    rules: Rules,
-    max_level: u32,
-    pool: &'a rayon::ThreadPool,
-    cancel: &'a AtomicBool,
-) -> Result<Job<'a>, DbError> {
-    let layout = plan(houses, max_level, Held::LargestPair)?;
-    let sides = SideTables::new(&layout);
-    Ok(Job {
-        dir,
-        houses,
-        rules,
-        layout,
-        sides,
-        pool,
-        cancel,
-    })
-}
-
 /// Entries a rank holds at once, at most: the largest pair of tables of the top level.
 pub(crate) fn largest_pair(layout: &Layout) -> u64 {
     let k = layout.max_level();
@@ -416,20 +403,15 @@ pub(crate) fn largest_pair(layout: &Layout) -> u64 {
         .unwrap_or(0)
 }
 
-/// Rank 0's part (see [`build_distributed`]).
-#[allow(clippy::too_many_arguments)]
+/// Rank 0's part (see [`build_distributed`]): the levels, then the end or the stop of the
+/// other ranks.
 fn lead(
     ranks: &dyn Ranks,
-    dir: &Path,
-    houses: usize,
-    rules: Rules,
-    max_level: u32,
-    pool: &rayon::ThreadPool,
-    cancel: &AtomicBool,
+    job: Result<Job<'_>, DbError>,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
     let others = 1..ranks.size();
-    let result = lead_levels(ranks, dir, houses, rules, max_level, pool, cancel, progress);
+    let result = job.and_then(|job| lead_levels(ranks, &job, progress));
     match &result {
         Ok(_) => others.for_each(|r| ranks.send(r, &Message::End.encode())),
         Err(error) => {
@@ -444,24 +426,18 @@ fn lead(
     result
 }
 
-#[allow(clippy::too_many_arguments)]
 fn lead_levels(
     ranks: &dyn Ranks,
-    dir: &Path,
-    houses: usize,
-    rules: Rules,
-    max_level: u32,
-    pool: &rayon::ThreadPool,
-    cancel: &AtomicBool,
+    job: &Job<'_>,
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
-    let job = job(dir, houses, rules, max_level, pool, cancel)?;
+    let (dir, pool, cancel) = (job.dir, job.pool, job.cancel);
     std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let _lock = crate::db::lock::lock(dir)?;
-    remove_temporaries(dir, houses, rules).map_err(|e| DbError::from(e).in_file(dir))?;
+    remove_temporaries(dir, job.houses, job.rules).map_err(|e| DbError::from(e).in_file(dir))?;
     let mut levels: Vec<Level> = Vec::new();
     let mut report = BuildReport::default();
-    for k in 0..=max_level {
+    for k in 0..=job.layout.max_level() {
         let total = job.layout.level_len(k);
         let path = job.level_path(k);
         let start = Instant::now();
@@ -542,18 +518,7 @@ fn lead_levels(
         }
         let level = job.open(k)?;
         notify(progress, k, total, total, start, Some(kept));
-        report.levels.push(LevelReport {
-            level: k,
-            entries: total,
-            time: if kept {
-                Duration::ZERO
-            } else {
-                start.elapsed()
-            },
-            kept,
-            checksum: level.header().table_checksum,
-            bytes: level.header().file_len(),
-        });
+        report.levels.push(LevelReport::of(&level, start, kept));
         levels.push(level);
     }
     Ok(report)
@@ -634,23 +599,11 @@ fn failed(finished: &[Option<Option<String>>]) -> Result<(), DbError> {
 }
 
 /// The part of every rank but rank 0 (see [`build_distributed`]).
-fn follow(
-    ranks: &dyn Ranks,
-    dir: &Path,
-    houses: usize,
-    rules: Rules,
-    max_level: u32,
-    pool: &rayon::ThreadPool,
-    cancel: &AtomicBool,
-) -> Result<BuildReport, DbError> {
+fn follow(ranks: &dyn Ranks, job: Result<Job<'_>, DbError>) -> Result<BuildReport, DbError> {
     // This rank's own error, sent to rank 0, which answers with a stop.
-    let mut own: Option<DbError> = None;
-    let job = match job(dir, houses, rules, max_level, pool, cancel) {
-        Ok(job) => Some(job),
-        Err(e) => {
-            own = Some(e);
-            None
-        }
+    let (job, mut own) = match job {
+        Ok(job) => (Some(job), None),
+        Err(e) => (None, Some(e)),
     };
     let mut levels: Vec<Level> = Vec::new();
     loop {
