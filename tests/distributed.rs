@@ -52,6 +52,16 @@ fn split(
     })
 }
 
+/// The levels `0..=top` built by the single build, on `threads` threads, in a fresh directory.
+fn single(name: &str, m: usize, rules: Rules, top: u32, threads: usize) -> TempDir {
+    let dir = TempDir::new("split", name);
+    let cancel = AtomicBool::new(false);
+    pool(threads)
+        .install(|| build(&dir.0, m, rules, top, &cancel, &|_| {}))
+        .unwrap();
+    dir
+}
+
 fn never(_: usize, _: &BuildProgress) -> bool {
     false
 }
@@ -79,11 +89,7 @@ fn only_levels(dir: &Path, m: usize, rules: Rules, top: u32) {
 #[test]
 fn one_two_and_three_ranks_write_the_single_builds_bytes() {
     for (m, rules, top) in [(4, Rules::Standard, 14), (3, Rules::EmptyCapture, 16)] {
-        let single = TempDir::new("split", &format!("single-{m}-{rules}"));
-        let cancel = AtomicBool::new(false);
-        pool(2)
-            .install(|| build(&single.0, m, rules, top, &cancel, &|_| {}))
-            .unwrap();
+        let single = single(&format!("single-{m}-{rules}"), m, rules, top, 2);
         let expected = files(&single.0, m, rules, top);
         for size in 1..=3 {
             let dir = TempDir::new("split", &format!("split-{m}-{rules}-{size}"));
@@ -133,11 +139,7 @@ fn the_shares_cover_each_pair_once_and_balance() {
 #[test]
 fn a_split_build_stopped_in_a_level_resumes_to_the_same_bytes() {
     let (m, rules, top) = (4, Rules::Standard, 14);
-    let single = TempDir::new("split", "resume-single");
-    let cancel = AtomicBool::new(false);
-    pool(1)
-        .install(|| build(&single.0, m, rules, top, &cancel, &|_| {}))
-        .unwrap();
+    let single = single("resume-single", m, rules, top, 1);
     let dir = TempDir::new("split", "resume");
     // Rank 0 of 3 is stopped in level 12: the level's pairs done by then stay on disk, and
     // the level file is not written.
@@ -163,11 +165,7 @@ fn a_split_build_stopped_in_a_level_resumes_to_the_same_bytes() {
 #[test]
 fn a_damaged_pair_file_is_built_again() {
     let (m, rules, top) = (3, Rules::Standard, 10);
-    let single = TempDir::new("split", "pair-single");
-    let cancel = AtomicBool::new(false);
-    pool(1)
-        .install(|| build(&single.0, m, rules, top, &cancel, &|_| {}))
-        .unwrap();
+    let single = single("pair-single", m, rules, top, 1);
     let dir = TempDir::new("split", "pair");
     split(&dir.0, m, rules, top - 1, 2, &never);
     // A pair file of the top level left by a killed job, with one byte flipped, and a
