@@ -182,6 +182,17 @@ fn a_damaged_pair_file_is_built_again() {
 }
 
 #[test]
+fn pair_files_of_a_finished_level_are_removed() {
+    // A job killed after writing a level and before deleting its pair files left them.
+    let (m, rules, top) = (3, Rules::Standard, 9);
+    let dir = single("stale", m, rules, top, 1);
+    std::fs::write(dir.0.join(pair_file_name(m, rules, 8, 3)), b"stale").unwrap();
+    let results = split(&dir.0, m, rules, top, 2, &never);
+    assert!(results.iter().all(Result::is_ok));
+    only_levels(&dir.0, m, rules, top);
+}
+
+#[test]
 fn a_failure_on_one_rank_stops_them_all() {
     // A level file in the way of rank 1 and 2 only would be hard to arrange; a directory
     // where the level-3 file should be makes every rank fail to open it, and rank 0 first.

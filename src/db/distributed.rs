@@ -448,6 +448,8 @@ fn lead_levels(
             if let Some(defect) = level.defect(&damage) {
                 return Err(defect);
             }
+            // Pair files a job killed between writing the level and deleting them left.
+            job.remove_pairs(k)?;
         }
         for r in 1..ranks.size() {
             ranks.send(
@@ -566,9 +568,19 @@ impl Job<'_> {
             Source::Reader(&mut source),
         )
         .map_err(|e| e.in_file(&path))?;
-        for &a in &pairs {
+        self.remove_pairs(k)
+    }
+
+    /// Removes the pair files of level `k` that are there.
+    fn remove_pairs(&self, k: u32) -> Result<(), DbError> {
+        for a in 1..=k / 2 {
             let path = self.pair_path(k, a);
-            std::fs::remove_file(&path).map_err(|e| DbError::from(e).in_file(&path))?;
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(DbError::from(e).in_file(&path));
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
