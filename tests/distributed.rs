@@ -194,8 +194,8 @@ fn pair_files_of_a_finished_level_are_removed() {
 
 #[test]
 fn a_failure_on_one_rank_stops_them_all() {
-    // A level file in the way of rank 1 and 2 only would be hard to arrange; a directory
-    // where the level-3 file should be makes every rank fail to open it, and rank 0 first.
+    // A directory where the level-3 file should be makes every rank fail to open it, and rank 0
+    // first.
     let (m, rules, top) = (3, Rules::Standard, 8);
     let dir = TempDir::new("split", "fail");
     std::fs::create_dir_all(dir.0.join(level_file_name(m, rules, 3))).unwrap();
@@ -203,4 +203,15 @@ fn a_failure_on_one_rank_stops_them_all() {
     assert!(results.iter().all(Result::is_err), "{results:?}");
     let message = results[1].as_ref().unwrap_err().to_string();
     assert!(message.starts_with("rank 0 of the build: "), "{message}");
+    // A directory (not empty) where rank 1 of 2 writes its pair of tables 2 and 6 of level 8:
+    // rank 1 fails with its own error, and rank 0 returns it as rank 1's.
+    let dir = TempDir::new("split", "fail-1");
+    assert_eq!(share(&Layout::new(m, top).unwrap(), top, 1, 2), [2, 4]);
+    std::fs::create_dir_all(dir.0.join(pair_file_name(m, rules, top, 2)).join("x")).unwrap();
+    let results = split(&dir.0, m, rules, top, 2, &never);
+    let lead = results[0].as_ref().unwrap_err().to_string();
+    assert!(lead.starts_with("rank 1 of the build: "), "{lead}");
+    assert!(lead.contains("tables-2-6"), "{lead}");
+    let own = results[1].as_ref().unwrap_err().to_string();
+    assert!(!own.starts_with("rank "), "{own}");
 }

@@ -213,8 +213,8 @@ fn run_build(args: BuildArgs) -> Result<(), CliError> {
 }
 
 /// `kalah db build --mpi`: this process is one rank of an MPI job (see
-/// [`kalah::db::distributed`]). Rank 0 asks, draws the progress and prints the report; the
-/// other ranks print nothing (rank 0 reports their errors too).
+/// [`kalah::db::distributed`]). Rank 0 asks, draws the progress, prints the report and reports
+/// every failure, with the exit code of the job; the other ranks print nothing and exit 0.
 #[cfg(feature = "mpi")]
 fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
     use kalah::db::distributed::{build_distributed, refuse};
@@ -243,10 +243,14 @@ fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
     };
     let (houses, rules, top) = (args.houses, args.rules, args.max_seeds);
     let result = build_distributed(&ranks, &dir, houses, rules, top, &pool, &cancel, &progress);
-    let report = result.map_err(|e| {
-        let error = writer_error("cannot build the database", e);
-        if leader { error } else { error.quiet() }
-    })?;
+    let report = match result {
+        Ok(report) => report,
+        Err(e) if leader => return Err(writer_error("cannot build the database", e)),
+        // Rank 0 reports every failure of the job (this rank's own included) and exits with
+        // its code, which mpirun returns. This rank ends quietly and with 0: a non-zero exit
+        // here could make mpirun kill rank 0 before it says why, and set the job's code.
+        Err(_) => return Ok(()),
+    };
     if let Some(display) = display {
         display.indicator.finish();
         print_build(&args, &dir, &report, started.elapsed(), Some(ranks.size()));

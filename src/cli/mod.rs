@@ -80,15 +80,6 @@ impl CliError {
         }
     }
 
-    /// This error, with nothing printed (another process of the job says it).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub fn quiet(self) -> CliError {
-        CliError {
-            message: String::new(),
-            code: self.code,
-        }
-    }
-
     /// Something failed while running (exit code 1).
     pub fn failure(message: impl Into<String>) -> CliError {
         CliError {
@@ -125,9 +116,10 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            if !err.message.is_empty() {
-                eprintln!("kalah: {}", err.message);
-            }
+            // One write, so that the line is not split by what another process writes to the
+            // same stream (the ranks of an MPI job share mpirun's).
+            let line = format!("kalah: {}\n", err.message);
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
             ExitCode::from(err.code)
         }
     }
