@@ -167,14 +167,27 @@ fn a_damaged_pair_file_is_built_again() {
     let (m, rules, top) = (3, Rules::Standard, 10);
     let single = single("pair-single", m, rules, top, 1);
     let dir = TempDir::new("split", "pair");
-    split(&dir.0, m, rules, top - 1, 2, &never);
-    // A pair file of the top level left by a killed job, with one byte flipped, and a
-    // truncated one: both are rebuilt.
+    // Stopped in the top level, with pair files of it on disk.
+    let stop = |rank: usize, p: &BuildProgress| rank == 0 && p.level == top;
+    split(&dir.0, m, rules, top, 2, &stop);
     let path = |a| dir.0.join(pair_file_name(m, rules, top, a));
-    std::fs::write(path(1), vec![0u8; 100]).unwrap();
-    let mut bytes = b"KALAHPRT".to_vec();
-    bytes.resize(4000, 7);
-    std::fs::write(path(2), bytes).unwrap();
+    let whole: Vec<u32> = (1..=top / 2).filter(|&a| path(a).exists()).collect();
+    assert!(!whole.is_empty());
+    // One of them with a byte of its entries flipped, and two more left by a killed job: one
+    // too short, one with the magic but the wrong length. All three are built again.
+    let mut bytes = std::fs::read(path(whole[0])).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(path(whole[0]), bytes).unwrap();
+    let missing: Vec<u32> = (1..=top / 2).filter(|&a| !path(a).exists()).collect();
+    if let Some(&a) = missing.first() {
+        std::fs::write(path(a), vec![0u8; 100]).unwrap();
+    }
+    if let Some(&a) = missing.get(1) {
+        let mut bytes = b"KALAHPRT".to_vec();
+        bytes.resize(4000, 7);
+        std::fs::write(path(a), bytes).unwrap();
+    }
     let results = split(&dir.0, m, rules, top, 2, &never);
     assert!(results.iter().all(Result::is_ok));
     assert!(files(&dir.0, m, rules, top) == files(&single.0, m, rules, top));
