@@ -122,7 +122,7 @@ fn the_shares_cover_each_pair_once_and_balance() {
             .map(|r| {
                 share(&layout, 24, r, size)
                     .iter()
-                    .map(|&a| kalah::db::distributed::pair_len(&layout, 24, a))
+                    .map(|&a| kalah::db::build::pair_len(&layout, 24, a))
                     .sum()
             })
             .collect();

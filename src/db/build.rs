@@ -229,14 +229,11 @@ pub fn build_pair(
 ) -> Result<Entries, DbError> {
     assert!(lower.len() >= k as usize && k <= layout.max_level());
     assert!(1 <= a && 2 * a <= k);
-    let b = k - a;
-    let first = table_len(layout, k, a);
-    let len = if a == b { first } else { 2 * first };
-    let mut entries = Entries::unknown(len, k)?;
-    let (table_a, table_b) = entries.bytes.split_at_mut(first as usize);
+    let mut entries = Entries::unknown(pair_len(layout, k, a), k)?;
+    let (table_a, table_b) = entries.bytes.split_at_mut(table_len(layout, k, a) as usize);
     let mut tables = vec![(a, table_a)];
-    if a != b {
-        tables.push((b, table_b));
+    if 2 * a != k {
+        tables.push((k - a, table_b));
     }
     fill_tables(layout, sides, rules, lower, k, tables, cancel, progress)?;
     debug_assert!(!entries.contains(&UNKNOWN));
@@ -246,6 +243,22 @@ pub fn build_pair(
 /// Entries of table `a` of level `k`: `N(a) N(k - a)`, the same for table `k - a`.
 pub fn table_len(layout: &Layout, k: u32, a: u32) -> u64 {
     layout.side_count(a) * layout.side_count(k - a)
+}
+
+/// Entries of the pair of tables `a` and `k - a` of level `k` (one table if `a = k - a`).
+pub fn pair_len(layout: &Layout, k: u32, a: u32) -> u64 {
+    let len = table_len(layout, k, a);
+    if 2 * a == k { len } else { 2 * len }
+}
+
+/// Entries of the largest pair of tables of the top level: what a rank of a split build
+/// holds at once, at most.
+pub fn largest_pair(layout: &Layout) -> u64 {
+    let k = layout.max_level();
+    (1..=k / 2)
+        .map(|a| pair_len(layout, k, a))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Fills `tables` (each table `a` of level `k` with its entries, all [`UNKNOWN`]) in the
@@ -698,7 +711,7 @@ pub(crate) fn plan(houses: usize, max_level: u32, held: Held) -> Result<Layout, 
                 .map(|k| packed_len(layout.level_len(k), packed::width(k)))
                 .sum::<u64>()
         }
-        Held::LargestPair => crate::db::distributed::largest_pair(&layout),
+        Held::LargestPair => largest_pair(&layout),
     };
     let needed = build_memory(&layout) - top + entries;
     let limit = build_memory_limit();

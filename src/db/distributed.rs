@@ -39,8 +39,8 @@ use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 
 use crate::db::build::{
-    BuildProgress, BuildReport, Held, LevelReport, SideTables, Source, build_pair, notify, plan,
-    remove_temporaries, table_len, write_level_from,
+    BuildProgress, BuildReport, Held, LevelReport, SideTables, Source, build_pair, notify,
+    pair_len, plan, remove_temporaries, table_len, write_level_from,
 };
 use crate::db::index::Layout;
 use crate::db::packed::Packed;
@@ -74,12 +74,6 @@ pub fn share(layout: &Layout, k: u32, rank: usize, size: usize) -> Vec<u32> {
         }
     }
     mine
-}
-
-/// Entries of the pair of tables `a` and `k - a` of level `k` (one table if `a = k - a`).
-pub fn pair_len(layout: &Layout, k: u32, a: u32) -> u64 {
-    let len = table_len(layout, k, a);
-    if 2 * a == k { len } else { 2 * len }
 }
 
 /// The name of the pair file of tables `a` and `k - a` of level `k`:
@@ -392,15 +386,6 @@ pub fn refuse(ranks: &dyn Ranks, error: &str) {
     }
     .encode();
     (1..ranks.size()).for_each(|r| ranks.send(r, &stop));
-}
-
-/// Entries a rank holds at once, at most: the largest pair of tables of the top level.
-pub(crate) fn largest_pair(layout: &Layout) -> u64 {
-    let k = layout.max_level();
-    (1..=k / 2)
-        .map(|a| pair_len(layout, k, a))
-        .max()
-        .unwrap_or(0)
 }
 
 /// Rank 0's part (see [`build_distributed`]): the levels, then the end or the stop of the
