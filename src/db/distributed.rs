@@ -19,9 +19,9 @@
 //! **Files.** A rank writes each pair it builds to its own *pair file* in the directory (one
 //! byte an entry, table `a` then table `k - a`, behind a small header with a checksum, written
 //! whole and renamed into place: see [`pair_file_name`]). When every pair of the level
-//! is on disk, rank 0 checks the pair files, writes the level file from them exactly as a
-//! single build writes it (so the files are byte-identical to [`crate::db::build()`]'s), and
-//! deletes them. A killed job run again finds the finished levels (checked and kept, as by a
+//! is on disk, rank 0 writes the level file from them exactly as a single build writes it (so
+//! the files are byte-identical to [`crate::db::build()`]'s), checking each pair file's entries
+//! against its checksum as it reads them, and deletes them. A killed job run again finds the finished levels (checked and kept, as by a
 //! single build) and the finished pair files of the level it was on (checked and kept), and
 //! builds the rest, with any number of ranks.
 //!
@@ -31,7 +31,7 @@
 //! anywhere stops every rank, with the failing rank's error. Ranks poll for messages, sleeping
 //! between polls, so a rank that waits leaves its cores to the ranks that work.
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -138,6 +138,30 @@ fn write_pair(
     .map_err(|e| DbError::from(e).in_file(path))
 }
 
+/// The pair file at `path` opened past its header, with the checksum the header stores, if it
+/// is there and its header and length are the ones expected (its entries are not read).
+fn open_pair(
+    path: &Path,
+    houses: usize,
+    rules: Rules,
+    k: u32,
+    a: u32,
+    len: u64,
+) -> Result<Option<(std::fs::File, u64)>, DbError> {
+    let in_file = |e: std::io::Error| DbError::from(e).in_file(path);
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(in_file(e)),
+    };
+    let mut header = [0u8; PAIR_HEADER_LEN];
+    let fits = file.metadata().map_err(in_file)?.len() == PAIR_HEADER_LEN as u64 + len
+        && file.read_exact(&mut header).is_ok()
+        && header[..32] == pair_header(houses, rules, k, a, len, 0)[..32];
+    let sum = u64::from_le_bytes(header[32..40].try_into().expect("8 bytes"));
+    Ok(fits.then_some((file, sum)))
+}
+
 /// Whether the pair file at `path` is there and whole: its header is the one expected and its
 /// entries match their checksum. A file that is there but not whole is removed (it is rebuilt).
 fn pair_is_whole(
@@ -148,32 +172,82 @@ fn pair_is_whole(
     a: u32,
     len: u64,
 ) -> Result<bool, DbError> {
-    let in_file = |e: std::io::Error| DbError::from(e).in_file(path);
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(in_file(e)),
-    };
-    let mut header = [0u8; PAIR_HEADER_LEN];
-    let whole = file.metadata().map_err(in_file)?.len() == PAIR_HEADER_LEN as u64 + len
-        && file.read_exact(&mut header).is_ok()
-        && header[..32] == pair_header(houses, rules, k, a, len, 0)[..32]
-        && {
+    let whole = match open_pair(path, houses, rules, k, a, len)? {
+        Some((mut file, sum)) => {
             let mut hasher = Xxh3::with_seed(pair_seed(houses, rules, k, a));
             let mut buf = vec![0u8; 1 << 20];
             loop {
-                let n = file.read(&mut buf).map_err(in_file)?;
+                let n = file
+                    .read(&mut buf)
+                    .map_err(|e| DbError::from(e).in_file(path))?;
                 if n == 0 {
                     break;
                 }
                 hasher.update(&buf[..n]);
             }
-            hasher.digest().to_le_bytes()[..] == header[32..40]
-        };
+            hasher.digest() == sum
+        }
+        None => false,
+    };
     if !whole {
-        std::fs::remove_file(path).map_err(in_file)?;
+        remove_if_there(path)?;
     }
     Ok(whole)
+}
+
+/// Removes the file at `path`, if it is there.
+fn remove_if_there(path: &Path) -> Result<(), DbError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(DbError::from(e).in_file(path)),
+        _ => Ok(()),
+    }
+}
+
+/// A pair file read into its level by rank 0, its tables in the order of the file (table `a`
+/// comes before table `k - a` in the level too), its entries hashed as they are read.
+struct PairStream {
+    file: std::fs::File,
+    hasher: Xxh3,
+    /// Entries not read yet.
+    left: u64,
+    /// The checksum its header stores.
+    sum: u64,
+    /// All its entries were read, and they do not match the checksum.
+    damaged: bool,
+}
+
+/// One table of a [`PairStream`]: `left` more entries of it. Reading the pair's last entry
+/// fails if the pair does not match its checksum.
+struct Section {
+    pair: std::rc::Rc<std::cell::RefCell<PairStream>>,
+    left: u64,
+}
+
+impl Read for Section {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        if want == 0 {
+            return Ok(0);
+        }
+        let mut pair = self.pair.borrow_mut();
+        let n = pair.file.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        pair.hasher.update(&buf[..n]);
+        pair.left -= n as u64;
+        self.left -= n as u64;
+        if pair.left == 0 && pair.hasher.digest() != pair.sum {
+            pair.damaged = true;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a pair file does not match its checksum",
+            ));
+        }
+        Ok(n)
+    }
 }
 
 /// A message between ranks.
@@ -512,62 +586,62 @@ fn lead_levels(
 }
 
 impl Job<'_> {
-    /// Writes level `k` from its pair files (checked first), then removes them.
+    /// Writes level `k` from its pair files, then removes them. Each pair file's header is
+    /// checked first, and its entries against their checksum as they are read: a pair file
+    /// missing or damaged stops the level before it is renamed into place, and a damaged one
+    /// is removed (the next run builds it again).
     fn assemble(&self, k: u32) -> Result<(), DbError> {
-        let pairs: Vec<u32> = (1..=k / 2).collect();
-        for &a in &pairs {
+        let damaged = |a: u32| {
+            DbError::Corrupt(format!(
+                "the pair file of tables {a} and {} of level {k} is missing or damaged",
+                k - a
+            ))
+            .in_file(&self.pair_path(k, a))
+        };
+        let mut pairs = Vec::new();
+        for a in 1..=k / 2 {
+            let (h, r) = (self.houses, self.rules);
             let len = pair_len(&self.layout, k, a);
-            if !pair_is_whole(&self.pair_path(k, a), self.houses, self.rules, k, a, len)? {
-                return Err(DbError::Corrupt(format!(
-                    "the pair file of tables {a} and {} of level {k} is missing or damaged",
-                    k - a
-                ))
-                .in_file(&self.pair_path(k, a)));
-            }
+            let Some((file, sum)) = open_pair(&self.pair_path(k, a), h, r, k, a, len)? else {
+                remove_if_there(&self.pair_path(k, a))?;
+                return Err(damaged(a));
+            };
+            pairs.push(std::rc::Rc::new(std::cell::RefCell::new(PairStream {
+                file,
+                hasher: Xxh3::with_seed(pair_seed(h, r, k, a)),
+                left: len,
+                sum,
+                damaged: false,
+            })));
         }
-        // Table a of the level, in order: from its pair's file, after the pair's first table
-        // if it is the pair's second.
+        // Table a of the level, in order: the next table of its pair's file.
         let mut source: Box<dyn Read> = Box::new(std::io::empty());
         for a in 1..k {
-            let first = a.min(k - a);
-            let path = self.pair_path(k, first);
-            let mut file =
-                std::fs::File::open(&path).map_err(|e| DbError::from(e).in_file(&path))?;
-            let skip = if a == first {
-                0
-            } else {
-                table_len(&self.layout, k, first)
-            };
-            file.seek(SeekFrom::Start(PAIR_HEADER_LEN as u64 + skip))
-                .map_err(|e| DbError::from(e).in_file(&path))?;
-            source = Box::new(source.chain(file.take(table_len(&self.layout, k, a))));
+            let pair = pairs[a.min(k - a) as usize - 1].clone();
+            let left = table_len(&self.layout, k, a);
+            source = Box::new(source.chain(Section { pair, left }));
         }
         let path = self.level_path(k);
         let len = self.layout.level_len(k);
-        write_level_from(
+        let written = write_level_from(
             &path,
             self.houses,
             self.rules,
             k,
             len,
             Source::Reader(&mut source),
-        )
-        .map_err(|e| e.in_file(&path))?;
+        );
+        if let Some(a) = (1..=k / 2).find(|&a| pairs[a as usize - 1].borrow().damaged) {
+            remove_if_there(&self.pair_path(k, a))?;
+            return Err(damaged(a));
+        }
+        written.map_err(|e| e.in_file(&path))?;
         self.remove_pairs(k)
     }
 
     /// Removes the pair files of level `k` that are there.
     fn remove_pairs(&self, k: u32) -> Result<(), DbError> {
-        for a in 1..=k / 2 {
-            let path = self.pair_path(k, a);
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(DbError::from(e).in_file(&path));
-                }
-                _ => {}
-            }
-        }
-        Ok(())
+        (1..=k / 2).try_for_each(|a| remove_if_there(&self.pair_path(k, a)))
     }
 }
 
@@ -681,4 +755,62 @@ fn follow_level(
     built?;
     // Rank 0 writes the level once every share is done; it is opened at the next message.
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes the pair files of level `k` of `job`, from the levels below in its directory.
+    fn write_pairs(job: &Job<'_>, k: u32) {
+        let levels: Vec<Level> = (0..k).map(|j| job.open(j).unwrap()).collect();
+        let done = AtomicU64::new(0);
+        let all: Vec<u32> = (1..=k / 2).collect();
+        job.build_share(&levels, k, &all, &done).unwrap();
+    }
+
+    #[test]
+    fn rank_0_checks_the_pair_files_as_it_writes_the_level() {
+        let (houses, rules, k) = (3, Rules::Standard, 9);
+        let dir = std::env::temp_dir().join(format!("kalah-assemble-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (pool, cancel) = (
+            rayon::ThreadPoolBuilder::new().build().unwrap(),
+            AtomicBool::new(false),
+        );
+        pool.install(|| crate::db::build(&dir, houses, rules, k, &cancel, &|_| {}))
+            .unwrap();
+        let level = dir.join(level_file_name(houses, rules, k));
+        let built = std::fs::read(&level).unwrap();
+        std::fs::remove_file(&level).unwrap();
+        let layout = plan(houses, k, Held::LargestPair).unwrap();
+        let job = Job {
+            dir: &dir,
+            houses,
+            rules,
+            sides: SideTables::new(&layout),
+            layout,
+            pool: &pool,
+            cancel: &cancel,
+        };
+        // A byte of table 7 (the second table of pair 2) flipped: no level, the file removed.
+        write_pairs(&job, k);
+        let damaged = job.pair_path(k, 2);
+        let mut bytes = std::fs::read(&damaged).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&damaged, bytes).unwrap();
+        let error = job.assemble(k).unwrap_err().to_string();
+        assert!(
+            error.contains("tables-2-7") && error.contains("missing or damaged"),
+            "{error}"
+        );
+        assert!(!level.exists() && !damaged.exists());
+        // Whole pair files: the level of the single build, and no pair file left.
+        write_pairs(&job, k);
+        job.assemble(k).unwrap();
+        assert_eq!(std::fs::read(&level).unwrap(), built);
+        assert!((1..=k / 2).all(|a| !job.pair_path(k, a).exists()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
