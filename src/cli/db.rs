@@ -141,10 +141,10 @@ pub struct InfoArgs {
 /// level's width, a checksum per block), after checking each one's checksums.
 ///
 /// The older forms are format 1 (one byte an entry, one checksum a file) and the first format 2
-/// files (one byte an entry, a checksum per block): the rewrite keeps every entry and shrinks
-/// the files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and
-/// reported: rebuild it (delete it and run `kalah db build`). Files in the current format are left alone. Takes the directory's build
-/// lock, so it cannot run beside a build.
+/// files (one byte an entry, a checksum per block): the rewrite keeps every entry and shrinks the
+/// files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and reported:
+/// rebuild it (delete it and run `kalah db build`). Files in the current format are left alone.
+/// Takes the directory's build lock, so it cannot run beside a build.
 #[derive(Args, Debug)]
 pub struct UpgradeArgs {
     /// Directory of the level files [default: the database home].

@@ -35,16 +35,15 @@
 //! the other.
 //!
 //! **Blocks.** Block j holds entries `j * 2^s .. (j + 1) * 2^s` (the last one fewer): its bytes
-//! start at `j * 2^s * w / 8` (a whole byte, since s >= 3), so no entry straddles two blocks.
-//! Its checksum is the 64-bit XXH3 of its bytes, seeded with [`block_seed`] (houses, rules,
-//! level and block number), so a block copied from another place or another file does not pass
-//! either. A reader checks a
-//! block the first time it reads from it and remembers that it did (see
-//! [`crate::db::storage::Level`]): a query reads a few blocks and checks only those, a search
-//! pays once per block it touches, and a damaged block is an error naming the level, the
-//! block and the file, never a value. The table itself needs no checksum to be safe: a damaged
-//! table entry only makes its block fail. The table checksum in the header is the level's
-//! fingerprint (`db info`, `db build`), checked by `db verify` and when a build keeps a level.
+//! start at `j * 2^s * w / 8` (a whole byte, since s >= 3), so no entry straddles two blocks. Its
+//! checksum is the 64-bit XXH3 of its bytes, seeded with [`block_seed`] (houses, rules, level and
+//! block number), so a block copied from another place or another file does not pass either. A
+//! reader checks a block the first time it reads from it and remembers that it did (see
+//! [`crate::db::storage::Level`]): a query reads a few blocks and checks only those, a search pays
+//! once per block it touches, and a damaged block is an error naming the level, the block and the
+//! file, never a value. The table itself needs no checksum to be safe: a damaged table entry only
+//! makes its block fail. The table checksum in the header is the level's fingerprint (`db info`,
+//! `db build`), checked by `db verify` and when a build keeps a level.
 //!
 //! **Size.** A block of 2^11 entries (1.25 KiB at 5 bits an entry) costs 8 bytes of table: 0.6%
 //! of the file. Builds before the deep levels wrote 2^12; a reader takes any shift. A search
