@@ -141,8 +141,10 @@ fn a_split_build_stopped_in_a_level_resumes_to_the_same_bytes() {
     let (m, rules, top) = (4, Rules::Standard, 14);
     let single = single("resume-single", m, rules, top, 1);
     let dir = TempDir::new("split", "resume");
-    // Rank 0 of 3 is stopped in level 12: the level's pairs done by then stay on disk, and
-    // the level file is not written.
+    // Rank 0 of 3 is stopped in level 12: the level's pairs done by then (none or some,
+    // depending on how far the other ranks got) stay on disk, and the level file is not
+    // written. That the pair files found on disk are kept is tested deterministically in the
+    // unit tests of kalah::db::distributed.
     let stop = |rank: usize, p: &BuildProgress| rank == 0 && p.level == 12;
     let results = split(&dir.0, m, rules, top, 3, &stop);
     assert!(
@@ -150,8 +152,6 @@ fn a_split_build_stopped_in_a_level_resumes_to_the_same_bytes() {
         "{results:?}"
     );
     assert!(!dir.0.join(level_file_name(m, rules, 12)).exists());
-    let pairs = (1..=6).filter(|&a| dir.0.join(pair_file_name(m, rules, 12, a)).exists());
-    assert!(pairs.count() > 0);
     assert!(dir.0.join(level_file_name(m, rules, 11)).exists());
     // Resumed with 2 ranks: the levels built and the pair files are kept.
     let results = split(&dir.0, m, rules, top, 2, &never);
@@ -167,27 +167,15 @@ fn a_damaged_pair_file_is_built_again() {
     let (m, rules, top) = (3, Rules::Standard, 10);
     let single = single("pair-single", m, rules, top, 1);
     let dir = TempDir::new("split", "pair");
-    // Stopped in the top level, with pair files of it on disk.
-    let stop = |rank: usize, p: &BuildProgress| rank == 0 && p.level == top;
-    split(&dir.0, m, rules, top, 2, &stop);
+    split(&dir.0, m, rules, top - 1, 2, &never);
+    // Pair files of the top level left by a killed job: one too short, one with the magic but
+    // the wrong length. Both are built again. (A whole file with a flipped byte: the unit
+    // tests of kalah::db::distributed.)
     let path = |a| dir.0.join(pair_file_name(m, rules, top, a));
-    let whole: Vec<u32> = (1..=top / 2).filter(|&a| path(a).exists()).collect();
-    assert!(!whole.is_empty());
-    // One of them with a byte of its entries flipped, and two more left by a killed job: one
-    // too short, one with the magic but the wrong length. All three are built again.
-    let mut bytes = std::fs::read(path(whole[0])).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 1;
-    std::fs::write(path(whole[0]), bytes).unwrap();
-    let missing: Vec<u32> = (1..=top / 2).filter(|&a| !path(a).exists()).collect();
-    if let Some(&a) = missing.first() {
-        std::fs::write(path(a), vec![0u8; 100]).unwrap();
-    }
-    if let Some(&a) = missing.get(1) {
-        let mut bytes = b"KALAHPRT".to_vec();
-        bytes.resize(4000, 7);
-        std::fs::write(path(a), bytes).unwrap();
-    }
+    std::fs::write(path(1), vec![0u8; 100]).unwrap();
+    let mut bytes = b"KALAHPRT".to_vec();
+    bytes.resize(4000, 7);
+    std::fs::write(path(2), bytes).unwrap();
     let results = split(&dir.0, m, rules, top, 2, &never);
     assert!(results.iter().all(Result::is_ok));
     assert!(files(&dir.0, m, rules, top) == files(&single.0, m, rules, top));

@@ -119,80 +119,69 @@ fn pair_header(houses: usize, rules: Rules, k: u32, a: u32, len: u64, sum: u64) 
     header
 }
 
-/// Writes a pair file whole (through a temporary file renamed into place). It is not synced:
-/// one torn by a power cut fails its checksum when the build is run again, and is rebuilt.
-fn write_pair(
-    path: &Path,
-    houses: usize,
-    rules: Rules,
-    k: u32,
-    a: u32,
-    entries: &[u8],
-) -> Result<(), DbError> {
-    let len = entries.len() as u64;
-    let sum = xxh3_64_with_seed(entries, pair_seed(houses, rules, k, a));
-    crate::files::write_whole(path, |file| {
-        file.write_all(&pair_header(houses, rules, k, a, len, sum))?;
-        file.write_all(entries)
-    })
-    .map_err(|e| DbError::from(e).in_file(path))
-}
-
-/// The pair file at `path` opened past its header, with the checksum the header stores, if it
-/// is there and its header and length are the ones expected (its entries are not read).
-fn open_pair(
-    path: &Path,
-    houses: usize,
-    rules: Rules,
-    k: u32,
-    a: u32,
-    len: u64,
-) -> Result<Option<(std::fs::File, u64)>, DbError> {
-    let in_file = |e: std::io::Error| DbError::from(e).in_file(path);
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(in_file(e)),
-    };
-    let mut header = [0u8; PAIR_HEADER_LEN];
-    let fits = file.metadata().map_err(in_file)?.len() == PAIR_HEADER_LEN as u64 + len
-        && file.read_exact(&mut header).is_ok()
-        && header[..32] == pair_header(houses, rules, k, a, len, 0)[..32];
-    let sum = u64::from_le_bytes(header[32..40].try_into().expect("8 bytes"));
-    Ok(fits.then_some((file, sum)))
-}
-
-/// Whether the pair file at `path` is there and whole: its header is the one expected and its
-/// entries match their checksum. A file that is there but not whole is removed (it is rebuilt).
-fn pair_is_whole(
-    path: &Path,
-    houses: usize,
-    rules: Rules,
-    k: u32,
-    a: u32,
-    len: u64,
-) -> Result<bool, DbError> {
-    let whole = match open_pair(path, houses, rules, k, a, len)? {
-        Some((mut file, sum)) => {
-            let mut hasher = Xxh3::with_seed(pair_seed(houses, rules, k, a));
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = file
-                    .read(&mut buf)
-                    .map_err(|e| DbError::from(e).in_file(path))?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-            }
-            hasher.digest() == sum
-        }
-        None => false,
-    };
-    if !whole {
-        remove_if_there(path)?;
+impl Job<'_> {
+    /// Writes the pair file of tables `a` and `k - a` whole (through a temporary file renamed
+    /// into place). It is not synced: one torn by a power cut fails its checksum when the
+    /// build is run again, and is rebuilt.
+    fn write_pair(&self, k: u32, a: u32, entries: &[u8]) -> Result<(), DbError> {
+        let (houses, rules, path) = (self.houses, self.rules, self.pair_path(k, a));
+        let len = entries.len() as u64;
+        let sum = xxh3_64_with_seed(entries, pair_seed(houses, rules, k, a));
+        crate::files::write_whole(&path, |file| {
+            file.write_all(&pair_header(houses, rules, k, a, len, sum))?;
+            file.write_all(entries)
+        })
+        .map_err(|e| DbError::from(e).in_file(&path))
     }
-    Ok(whole)
+
+    /// The pair file of tables `a` and `k - a` opened past its header, with the checksum the
+    /// header stores, if it is there and its header and length are the ones expected (its
+    /// entries are not read).
+    fn open_pair(&self, k: u32, a: u32) -> Result<Option<(std::fs::File, u64)>, DbError> {
+        let path = self.pair_path(k, a);
+        let len = pair_len(&self.layout, k, a);
+        let in_file = |e: std::io::Error| DbError::from(e).in_file(&path);
+        let mut file = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(in_file(e)),
+        };
+        let mut header = [0u8; PAIR_HEADER_LEN];
+        let expected = pair_header(self.houses, self.rules, k, a, len, 0);
+        let fits = file.metadata().map_err(in_file)?.len() == PAIR_HEADER_LEN as u64 + len
+            && file.read_exact(&mut header).is_ok()
+            && header[..32] == expected[..32];
+        let sum = u64::from_le_bytes(header[32..40].try_into().expect("8 bytes"));
+        Ok(fits.then_some((file, sum)))
+    }
+
+    /// Whether the pair file of tables `a` and `k - a` is there and whole: its header is the
+    /// one expected and its entries match their checksum. A file that is there but not whole
+    /// is removed (it is rebuilt).
+    fn pair_is_whole(&self, k: u32, a: u32) -> Result<bool, DbError> {
+        let path = self.pair_path(k, a);
+        let whole = match self.open_pair(k, a)? {
+            Some((mut file, sum)) => {
+                let mut hasher = Xxh3::with_seed(pair_seed(self.houses, self.rules, k, a));
+                let mut buf = vec![0u8; 1 << 20];
+                loop {
+                    let n = file
+                        .read(&mut buf)
+                        .map_err(|e| DbError::from(e).in_file(&path))?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buf[..n]);
+                }
+                hasher.digest() == sum
+            }
+            None => false,
+        };
+        if !whole {
+            remove_if_there(&path)?;
+        }
+        Ok(whole)
+    }
 }
 
 /// Removes the file at `path`, if it is there.
@@ -388,9 +377,7 @@ impl Job<'_> {
             .collect();
         for &a in pairs {
             let base = done.load(Ordering::Relaxed);
-            let len = pair_len(&self.layout, k, a);
-            let path = self.pair_path(k, a);
-            if !pair_is_whole(&path, self.houses, self.rules, k, a, len)? {
+            if !self.pair_is_whole(k, a)? {
                 let entries = self.pool.install(|| {
                     build_pair(
                         &self.layout,
@@ -405,9 +392,9 @@ impl Job<'_> {
                         },
                     )
                 })?;
-                write_pair(&path, self.houses, self.rules, k, a, &entries)?;
+                self.write_pair(k, a, &entries)?;
             }
-            done.store(base + len, Ordering::Relaxed);
+            done.store(base + pair_len(&self.layout, k, a), Ordering::Relaxed);
         }
         Ok(())
     }
@@ -600,16 +587,14 @@ impl Job<'_> {
         };
         let mut pairs = Vec::new();
         for a in 1..=k / 2 {
-            let (h, r) = (self.houses, self.rules);
-            let len = pair_len(&self.layout, k, a);
-            let Some((file, sum)) = open_pair(&self.pair_path(k, a), h, r, k, a, len)? else {
+            let Some((file, sum)) = self.open_pair(k, a)? else {
                 remove_if_there(&self.pair_path(k, a))?;
                 return Err(damaged(a));
             };
             pairs.push(std::rc::Rc::new(std::cell::RefCell::new(PairStream {
                 file,
-                hasher: Xxh3::with_seed(pair_seed(h, r, k, a)),
-                left: len,
+                hasher: Xxh3::with_seed(pair_seed(self.houses, self.rules, k, a)),
+                left: pair_len(&self.layout, k, a),
                 sum,
                 damaged: false,
             })));
@@ -806,11 +791,33 @@ mod tests {
             "{error}"
         );
         assert!(!level.exists() && !damaged.exists());
-        // Whole pair files: the level of the single build, and no pair file left.
+        // Whole pair files, then a byte of one of them flipped before a run that resumes: it
+        // is found, removed and built again. The level is that of the single build, and no
+        // pair file is left.
+        write_pairs(&job, k);
+        let mut bytes = std::fs::read(job.pair_path(k, 3)).unwrap();
+        bytes[PAIR_HEADER_LEN] ^= 1;
+        std::fs::write(job.pair_path(k, 3), bytes).unwrap();
+        assert!(!job.pair_is_whole(k, 3).unwrap() && !job.pair_path(k, 3).exists());
+        assert!(job.pair_is_whole(k, 4).unwrap());
         write_pairs(&job, k);
         job.assemble(k).unwrap();
         assert_eq!(std::fs::read(&level).unwrap(), built);
         assert!((1..=k / 2).all(|a| !job.pair_path(k, a).exists()));
+        // A share resumed: the pair files on disk (whole) are kept, not written again (a new
+        // file would be a new inode), and the rest are built.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let levels: Vec<Level> = (0..k).map(|j| job.open(j).unwrap()).collect();
+            let done = AtomicU64::new(0);
+            job.build_share(&levels, k, &[1, 3], &done).unwrap();
+            let inode = |a| std::fs::metadata(job.pair_path(k, a)).unwrap().ino();
+            let before = (inode(1), inode(3));
+            job.build_share(&levels, k, &[1, 2, 3, 4], &done).unwrap();
+            assert_eq!((inode(1), inode(3)), before);
+            assert!(job.pair_path(k, 2).exists() && job.pair_path(k, 4).exists());
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
