@@ -58,6 +58,7 @@ pub mod notation;
 pub mod perft;
 pub mod play;
 pub mod position;
+pub mod prove;
 pub mod reference;
 pub mod render;
 pub mod rng;
@@ -88,6 +89,12 @@ pub fn interrupted() -> bool {
 /// (The command line bounds table sizes by it.)
 pub fn physical_memory() -> Option<u64> {
     memory::physical_memory()
+}
+
+/// CPU time this process has used so far (user and system, all its threads), where the OS
+/// says.
+pub fn cpu_time() -> Option<std::time::Duration> {
+    memory::cpu_time()
 }
 
 /// The cores this process may use (at least 1), asked of the OS once: the answer costs a

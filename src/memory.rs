@@ -250,6 +250,29 @@ pub fn free_space(path: &std::path::Path) -> std::io::Result<u64> {
     }
 }
 
+/// CPU time this process has used so far, user and system, all threads (`getrusage`); `None`
+/// where the OS does not say.
+pub fn cpu_time() -> Option<std::time::Duration> {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+        // Safety: `getrusage` writes one `rusage` into the memory it is given, which is
+        // `usage`'s, and reads nothing else of this process.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+            return None;
+        }
+        // Safety: `getrusage` returned 0, so it filled `usage`.
+        let usage = unsafe { usage.assume_init() };
+        let time = |t: libc::timeval| {
+            std::time::Duration::from_secs(t.tv_sec.max(0) as u64)
+                + std::time::Duration::from_micros(t.tv_usec.max(0) as u64)
+        };
+        Some(time(usage.ru_utime) + time(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;

@@ -118,6 +118,11 @@ pub fn minutes(min: f64, max: f64) -> impl TypedValueParser<Value = Duration> {
     move |s: &str| time_in(s, "minutes", 60.0, min, max)
 }
 
+/// Parses a time in hours for clap, as [`seconds`] does.
+pub fn hours(min: f64, max: f64) -> impl TypedValueParser<Value = Duration> {
+    move |s: &str| time_in(s, "hours", 3600.0, min, max)
+}
+
 /// `text` as a time of `scale` seconds a unit, checked against `min..=max` units.
 fn time_in(text: &str, unit: &str, scale: f64, min: f64, max: f64) -> Result<Duration, String> {
     let out_of_range = || format!("expected a number of {unit} in {min}..={max}");

@@ -16,6 +16,7 @@ mod mpi;
 mod perft;
 mod play;
 mod progress;
+mod prove;
 mod replay;
 mod serve;
 mod show;
@@ -53,6 +54,7 @@ enum Command {
     Analyze(solve::AnalyzeArgs),
     Query(solve::QueryArgs),
     Bench(solve::BenchArgs),
+    Prove(prove::ProveArgs),
     Db(db::DbArgs),
     Play(play::PlayArgs),
     Replay(replay::ReplayArgs),
@@ -103,6 +105,7 @@ pub fn main() -> ExitCode {
         Command::Analyze(a) => solve::run_analyze(a),
         Command::Query(a) => solve::run_query(a),
         Command::Bench(a) => solve::run_bench(a),
+        Command::Prove(a) => prove::run(a),
         Command::Db(a) => db::run(a),
         Command::Play(a) => play::run(a),
         Command::Replay(a) => replay::run(a),

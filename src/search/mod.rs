@@ -15,7 +15,7 @@ pub mod tt;
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -262,6 +262,8 @@ pub enum SolveError {
     },
     /// The search reached the deadline set by [`Solver::set_deadline`] first: no value is given.
     OutOfTime,
+    /// The search was stopped by [`Solver::cancel`]: no value is given.
+    Cancelled,
 }
 
 impl fmt::Display for SolveError {
@@ -274,6 +276,7 @@ impl fmt::Display for SolveError {
                 write!(f, "this solver is for {solver}, the position is {position}")
             }
             SolveError::OutOfTime => f.write_str("the search ran out of its time"),
+            SolveError::Cancelled => f.write_str("the search was cancelled"),
         }
     }
 }
@@ -321,6 +324,8 @@ pub struct Solver {
     db: Option<Arc<Tablebase>>,
     /// When searches must stop ([`Solver::set_deadline`]).
     deadline: Mutex<Option<Instant>>,
+    /// Set by [`Solver::cancel`]: every search stops.
+    cancelled: AtomicBool,
 }
 
 impl Solver {
@@ -347,6 +352,7 @@ impl Solver {
             started: Instant::now(),
             db: None,
             deadline: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
         })
     }
 
@@ -414,6 +420,54 @@ impl Solver {
     /// thousand nodes.
     pub fn set_deadline(&self, deadline: Option<Instant>) {
         *self.deadline.lock().unwrap_or_else(|e| e.into_inner()) = deadline;
+    }
+
+    /// Stops the search running now, from another thread, and every later one, with
+    /// [`SolveError::Cancelled`] (checked every few thousand nodes); the table stays as sound
+    /// as before.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// A null-window test of `board` (not finished) at `beta`, to the end of the game, that
+    /// gives up after about `max_nodes` nodes (`None`: no limit; the limit is checked every
+    /// few thousand nodes a thread). Returns `Ok(Some(v))` with the fail-soft contract of
+    /// [`negamax::search`] on the window `(beta - 1, beta)`: `v >= beta` means f >= v, and
+    /// `v < beta` means f <= v; `Ok(None)` if the budget ran out first (nothing wrong was
+    /// stored: the table keeps what the test had proven).
+    pub fn test<L: Lanes>(
+        &self,
+        board: Board<L>,
+        beta: i32,
+        max_nodes: Option<u64>,
+    ) -> Result<Option<i32>, SolveError> {
+        if board.houses_per_side() != self.houses {
+            return Err(SolveError::Mismatch {
+                solver: format!("{} houses, {} rules", self.houses, self.rules),
+                position: format!("{} houses", board.houses_per_side()),
+            });
+        }
+        if board.is_finished() {
+            return Ok(Some(
+                board.mover_seeds() as i32 - board.opponent_seeds() as i32,
+            ));
+        }
+        let limit = max_nodes.map_or(u64::MAX, |n| self.nodes().saturating_add(n));
+        Ok(self
+            .null_window_limited(board, beta, EXACT_DEPTH, limit)?
+            .map(|(v, _)| v))
+    }
+
+    /// The value of `board` searched `depth` plies deep (boards at the horizon count their f
+    /// as 0): a cheap estimate of f, as iterative deepening makes it, from the table's bounds
+    /// where they reach. Exact when the game ends within the horizon.
+    pub fn estimate<L: Lanes>(&self, board: Board<L>, depth: u8) -> Result<i32, SolveError> {
+        if board.is_finished() {
+            return Ok(board.mover_seeds() as i32 - board.opponent_seeds() as i32);
+        }
+        Ok(self
+            .mtdf_at(board, 0, depth.min(EXACT_DEPTH - 1), &mut |_| {})?
+            .0)
     }
 
     fn check<L: Lanes>(&self, pos: &Position<L>) -> Result<(), SolveError> {
@@ -527,6 +581,20 @@ impl Solver {
         beta: i32,
         depth: u8,
     ) -> Result<(i32, u8), SolveError> {
+        Ok(self
+            .null_window_limited(board, beta, depth, u64::MAX)?
+            .expect("no node limit"))
+    }
+
+    /// [`Solver::null_window`], stopped (`Ok(None)`) once this solver's node count reaches
+    /// `node_limit`.
+    fn null_window_limited<L: Lanes>(
+        &self,
+        board: Board<L>,
+        beta: i32,
+        depth: u8,
+        node_limit: u64,
+    ) -> Result<Option<(i32, u8)>, SolveError> {
         let probe = match &self.db {
             Some(db) => Some(db.slices()?),
             None => None,
@@ -534,6 +602,12 @@ impl Solver {
         let deadline = *self.deadline.lock().unwrap_or_else(|e| e.into_inner());
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(SolveError::OutOfTime);
+        }
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(SolveError::Cancelled);
+        }
+        if self.nodes() >= node_limit {
+            return Ok(None);
         }
         let fault = OnceLock::new();
         let shared = Shared {
@@ -547,6 +621,8 @@ impl Solver {
             db: probe.as_ref(),
             fault: &fault,
             deadline,
+            node_limit,
+            cancel: &self.cancelled,
         };
         let (result, stopped) = self.pool.install(|| {
             let abort = Abort::root();
@@ -556,11 +632,13 @@ impl Solver {
             local.flush(&shared);
             (result, abort.is_set())
         });
-        // The root is only ever set by a fault or by the deadline.
+        // The root is only ever set by a fault, the deadline, the node limit or a cancel.
         match (fault.get(), &probe) {
             (Some(&fault), Some(probe)) => Err(SolveError::Database(probe.error(fault))),
+            _ if stopped && self.cancelled.load(Ordering::Relaxed) => Err(SolveError::Cancelled),
+            _ if stopped && self.nodes() >= node_limit => Ok(None),
             _ if stopped => Err(SolveError::OutOfTime),
-            _ => Ok(result),
+            _ => Ok(Some(result)),
         }
     }
 

@@ -121,6 +121,11 @@ pub struct Shared<'a> {
     /// When the search must stop, if ever: past it the whole search stops (`abort`'s root is
     /// set, as for a fault) and its result means nothing.
     pub deadline: Option<Instant>,
+    /// The value of `nodes` at which the search must stop (`u64::MAX`: never); checked, like
+    /// the deadline, every few thousand nodes.
+    pub node_limit: u64,
+    /// Set from outside (another thread) to stop the search as the deadline does.
+    pub cancel: &'a AtomicBool,
 }
 
 impl Shared<'_> {
@@ -134,10 +139,13 @@ impl Shared<'_> {
         }
     }
 
-    /// Whether the deadline has passed; if so, stops the whole search (sets `abort`'s root).
+    /// Whether the deadline has passed, the node limit is reached or the search was
+    /// cancelled; if so, stops the whole search (sets `abort`'s root).
     #[inline]
     fn stop_if_late(&self, abort: &Abort<'_>) -> bool {
-        let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+        let late = self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.nodes.load(Ordering::Relaxed) >= self.node_limit
+            || self.cancel.load(Ordering::Relaxed);
         if late {
             abort.set_root();
         }

@@ -1,0 +1,393 @@
+//! The ledger: the facts of a proof, one JSON line each ([`Fact`]), in append-only text files.
+//!
+//! A ledger is any number of files read together: a worker's own, which it appends to, and
+//! those of other workers, read again as they grow. Facts do not depend on their order, so
+//! files merge by concatenation. While reading, every fact is checked against the facts
+//! already read about the same board: two whose bounds do not overlap are a
+//! [`LedgerError::Conflict`] that names both lines, and nothing is concluded from either.
+//!
+//! Writing ([`LedgerWriter`]): a worker holds an exclusive lock on its file, writes each fact
+//! as one line in one `write` and syncs it before it starts the next job. A worker killed
+//! mid-write leaves at most a last line with no newline (a *torn* line): readers leave it
+//! unread, and the next writer of that file cuts it off before it appends. A line that ends in
+//! a newline but is not a fact (cut, garbled, or over [`MAX_LINE`] bytes) is an error naming
+//! the file and the line: it is never read as a value.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::board::Board;
+use crate::lanes::Narrow;
+use crate::prove::fact::{Bounds, Fact, MAX_LINE};
+use crate::rules::Rules;
+
+/// Where a fact was read: a file and its line (from 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The file.
+    pub file: PathBuf,
+    /// The line, from 1.
+    pub line: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file.display(), self.line)
+    }
+}
+
+/// Why a ledger cannot be read or written.
+#[derive(Debug)]
+pub enum LedgerError {
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// What failed.
+        error: std::io::Error,
+    },
+    /// A line is not a fact.
+    Garbled {
+        /// The line.
+        at: Origin,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Two facts about one board whose bounds do not overlap.
+    Conflict {
+        /// The fact read first.
+        first: Origin,
+        /// The fact that contradicts it.
+        second: Origin,
+        /// The position and both sets of bounds, for people.
+        detail: String,
+    },
+    /// Another process holds the file to write it.
+    Busy(PathBuf),
+}
+
+impl fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LedgerError::Io { file, error } => write!(f, "{}: {error}", file.display()),
+            LedgerError::Garbled { at, why } => {
+                write!(f, "{at}: not a fact ({why}); no value is read from it")
+            }
+            LedgerError::Conflict {
+                first,
+                second,
+                detail,
+            } => write!(f, "{first} and {second} contradict each other: {detail}"),
+            LedgerError::Busy(file) => write!(
+                f,
+                "{} is being written by another worker (one writer a ledger file: give this \
+                 worker its own file, and read the other with --read)",
+                file.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LedgerError {}
+
+/// What the facts say about one board.
+#[derive(Clone, Debug)]
+pub struct Known {
+    /// The tightest bounds on f.
+    pub bounds: Bounds,
+    /// The fact that gave the lower bound (an index into [`Ledger::facts`]).
+    lower_from: usize,
+    /// The fact that gave the upper bound.
+    upper_from: usize,
+    /// The largest node budget a test of this board ran out of, if any: the board is then
+    /// split into its moves.
+    pub over_budget: Option<u64>,
+}
+
+/// A file read so far.
+struct Source {
+    path: PathBuf,
+    /// Bytes read (whole lines only).
+    offset: u64,
+    /// Lines read.
+    lines: usize,
+    /// A last line without its newline, in bytes (a torn write, or one still being written).
+    torn: u64,
+}
+
+/// The facts of one or more ledger files, checked against each other (see the module docs).
+#[derive(Default)]
+pub struct Ledger {
+    sources: Vec<Source>,
+    facts: Vec<(Fact, Origin)>,
+    known: HashMap<(Rules, Board<Narrow>), Known>,
+}
+
+impl Ledger {
+    /// An empty ledger.
+    pub fn new() -> Ledger {
+        Ledger::default()
+    }
+
+    /// Reads `path` (a file that is not there holds no fact yet) and, at each
+    /// [`Ledger::refresh`], what has been appended to it since.
+    pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
+        if self.sources.iter().any(|s| s.path == path) {
+            return Ok(());
+        }
+        self.sources.push(Source {
+            path: path.to_path_buf(),
+            offset: 0,
+            lines: 0,
+            torn: 0,
+        });
+        self.refresh()
+    }
+
+    /// Reads the lines appended to every file since the last read.
+    pub fn refresh(&mut self) -> Result<(), LedgerError> {
+        for i in 0..self.sources.len() {
+            self.read_new(i)?;
+        }
+        Ok(())
+    }
+
+    fn read_new(&mut self, i: usize) -> Result<(), LedgerError> {
+        let path = self.sources[i].path.clone();
+        let io = |error| LedgerError::Io {
+            file: path.clone(),
+            error,
+        };
+        let file = match crate::files::open_regular(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io(e)),
+        };
+        let len = file.metadata().map_err(io)?.len();
+        let source = &self.sources[i];
+        if len < source.offset {
+            return Err(io(std::io::Error::other(
+                "the file is shorter than when it was read: a ledger is only ever appended to",
+            )));
+        }
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(source.offset)).map_err(io)?;
+        let (mut offset, mut lines) = (source.offset, source.lines);
+        let mut buf = Vec::new();
+        let mut torn = 0;
+        loop {
+            buf.clear();
+            let n = (&mut reader)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut buf)
+                .map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            let at = Origin {
+                file: path.clone(),
+                line: lines + 1,
+            };
+            if buf.last() != Some(&b'\n') {
+                if n > MAX_LINE {
+                    return Err(LedgerError::Garbled {
+                        at,
+                        why: format!("a line over {MAX_LINE} bytes"),
+                    });
+                }
+                // The last line, not yet (or never to be) finished: left for later.
+                torn = n as u64;
+                break;
+            }
+            let text = std::str::from_utf8(&buf[..n - 1]).map_err(|_| LedgerError::Garbled {
+                at: at.clone(),
+                why: "not UTF-8 text".into(),
+            })?;
+            offset += n as u64;
+            lines += 1;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let fact = Fact::from_line(text).map_err(|e| LedgerError::Garbled {
+                at: at.clone(),
+                why: e.0,
+            })?;
+            self.add(fact, at)?;
+        }
+        let source = &mut self.sources[i];
+        source.offset = offset;
+        source.lines = lines;
+        source.torn = torn;
+        Ok(())
+    }
+
+    /// Adds a fact read at `at`, checked against the facts about the same board.
+    pub fn add(&mut self, fact: Fact, at: Origin) -> Result<(), LedgerError> {
+        let rules = fact.position.rules();
+        let board = fact.board();
+        let f = fact.f_bounds();
+        let index = self.facts.len();
+        let budget = fact.over_budget.then_some(fact.budget.unwrap_or(0));
+        match self.known.get_mut(&(rules, board)) {
+            None => {
+                if f.lower > f.upper {
+                    return Err(LedgerError::Garbled {
+                        at,
+                        why: "its bounds leave no value of the right parity".into(),
+                    });
+                }
+                self.known.insert(
+                    (rules, board),
+                    Known {
+                        bounds: f,
+                        lower_from: index,
+                        upper_from: index,
+                        over_budget: budget,
+                    },
+                );
+            }
+            Some(known) => {
+                let Some(_) = known.bounds.meet(f) else {
+                    let other = if f.lower > known.bounds.upper {
+                        known.upper_from
+                    } else {
+                        known.lower_from
+                    };
+                    let (first_fact, first) = &self.facts[other];
+                    let detail = format!(
+                        "{} ({} rules): value in [{}, {}] against [{}, {}] for {}",
+                        first_fact.position,
+                        rules,
+                        first_fact.lower,
+                        first_fact.upper,
+                        fact.lower,
+                        fact.upper,
+                        fact.position
+                    );
+                    return Err(LedgerError::Conflict {
+                        first: first.clone(),
+                        second: at,
+                        detail,
+                    });
+                };
+                if f.lower > known.bounds.lower {
+                    known.bounds.lower = f.lower;
+                    known.lower_from = index;
+                }
+                if f.upper < known.bounds.upper {
+                    known.bounds.upper = f.upper;
+                    known.upper_from = index;
+                }
+                known.over_budget = known.over_budget.max(budget);
+            }
+        }
+        self.facts.push((fact, at));
+        Ok(())
+    }
+
+    /// What the facts say of `board` under `rules`, if anything.
+    pub fn known(&self, rules: Rules, board: Board<Narrow>) -> Option<&Known> {
+        self.known.get(&(rules, board))
+    }
+
+    /// Every fact read, in the order read, with where it was read.
+    pub fn facts(&self) -> &[(Fact, Origin)] {
+        &self.facts
+    }
+
+    /// The files whose last line is torn (no newline: a worker killed mid-write, or one
+    /// writing now), with the bytes of that line.
+    pub fn torn(&self) -> Vec<(&Path, u64)> {
+        self.sources
+            .iter()
+            .filter(|s| s.torn > 0)
+            .map(|s| (s.path.as_path(), s.torn))
+            .collect()
+    }
+}
+
+/// The file a worker appends its facts to, held with an exclusive lock (see the module docs).
+pub struct LedgerWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl LedgerWriter {
+    /// Opens `path` to append to (made if missing), locks it, and cuts off a torn last line.
+    pub fn open(path: &Path) -> Result<LedgerWriter, LedgerError> {
+        let io = |error| LedgerError::Io {
+            file: path.to_path_buf(),
+            error,
+        };
+        if let Some(what) = crate::files::not_regular(path) {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("it is {what}, not a regular file"),
+            )));
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
+        match crate::memory::lock_exclusive(&file, false) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                return Err(LedgerError::Busy(path.to_path_buf()));
+            }
+            Err(e) => return Err(io(e)),
+        }
+        // Cut a torn last line: everything after the last newline.
+        let len = file.metadata().map_err(io)?.len();
+        let keep = last_newline_end(&mut file, len).map_err(io)?;
+        if keep < len {
+            file.set_len(keep).map_err(io)?;
+            file.sync_data().map_err(io)?;
+        }
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(LedgerWriter {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends `fact` as one line, in one write, and syncs it to the disk.
+    pub fn append(&mut self, fact: &Fact) -> Result<(), LedgerError> {
+        let mut line = fact.to_line();
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|error| LedgerError::Io {
+                file: self.path.clone(),
+                error,
+            })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The length of `file` up to and including its last newline (0 if it has none).
+fn last_newline_end(file: &mut File, len: u64) -> std::io::Result<u64> {
+    let mut end = len;
+    let mut buf = [0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}

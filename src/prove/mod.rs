@@ -1,0 +1,557 @@
+//! Proofs too big for one run: a manager that splits the value of a position into tests of
+//! positions below it, and keeps every answer as a fact in a ledger.
+//!
+//! A **campaign** proves the exact value of a root (by default the start of a variant). Its
+//! state is the ledger alone ([`ledger`]): facts (bounds on the value of one position, and
+//! their cost; [`fact`]) that hold whatever the order they were found in, the machine, or the
+//! worker. From the ledger the manager grows the proof tree ([`tree`]): the root split into its
+//! moves, and every position whose test ran out of its node budget split in turn. Each step:
+//!
+//! 1. read the ledgers again (other workers may have added facts);
+//! 2. work out the bounds of every node by minimax over the facts, leaves first;
+//! 3. pick the test the focus needs (the root, then with `all_moves` each first move):
+//!    "f >= beta", with beta from the bounds and the last guess, as MTD(f) picks it;
+//! 4. pick the most-proving open leaf of that test ([`tree`]: proof-number search) among those
+//!    of this worker's share ([`Share`]);
+//! 5. test it: a null-window search ([`Solver::test`]) within the node budget, or a lookup when
+//!    the endgame levels hold it;
+//! 6. append the fact (bounds, or "over budget", which splits the leaf) and sync it before the
+//!    next step.
+//!
+//! A worker killed at any moment loses at most its test in flight; the same command resumes
+//! from the ledger, on this machine or another with the same levels (the levels only make the
+//! tests cheaper: facts found with other levels, or none, hold all the same).
+
+pub mod fact;
+pub mod ledger;
+pub mod tree;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::board::Board;
+use crate::db::{DbError, Tablebase};
+use crate::lanes::{Lanes, Narrow};
+use crate::position::{Move, Position};
+use crate::search::{SolveError, Solver};
+use fact::{Bounds, Fact};
+use ledger::{Ledger, LedgerError, LedgerWriter, Origin};
+use tree::{INFINITE, Tree, TreeError};
+
+/// The most positions a proof tree may hold.
+pub const MAX_TREE: usize = 4_000_000;
+/// The open leaves a step looks at to find one of its worker's share.
+const FRONTIER: usize = 4096;
+
+/// Why a campaign cannot go on.
+#[derive(Debug)]
+pub enum ProveError {
+    /// The ledger cannot be read or written, or contradicts itself.
+    Ledger(LedgerError),
+    /// The tree cannot be grown from the ledger.
+    Tree(TreeError),
+    /// A test failed (a damaged database block, a cancel).
+    Solve(SolveError),
+    /// The root cannot be proven (the game is over there, or it is outside what the campaign
+    /// handles).
+    Root(String),
+}
+
+impl fmt::Display for ProveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProveError::Ledger(e) => e.fmt(f),
+            ProveError::Tree(e) => e.fmt(f),
+            ProveError::Solve(e) => e.fmt(f),
+            ProveError::Root(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for ProveError {}
+
+impl From<LedgerError> for ProveError {
+    fn from(e: LedgerError) -> ProveError {
+        ProveError::Ledger(e)
+    }
+}
+
+impl From<TreeError> for ProveError {
+    fn from(e: TreeError) -> ProveError {
+        ProveError::Tree(e)
+    }
+}
+
+impl From<SolveError> for ProveError {
+    fn from(e: SolveError) -> ProveError {
+        ProveError::Solve(e)
+    }
+}
+
+impl From<DbError> for ProveError {
+    fn from(e: DbError) -> ProveError {
+        ProveError::Solve(SolveError::Database(e))
+    }
+}
+
+/// A worker's share of the open leaves: those whose board digests to `index` modulo `count`.
+/// Workers with the same `count` and different indices never test the same leaf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Share {
+    /// This worker, from 0.
+    pub index: u32,
+    /// Workers in all (at least 1).
+    pub count: u32,
+}
+
+impl Share {
+    /// Every leaf: one worker.
+    pub const ALL: Share = Share { index: 0, count: 1 };
+
+    /// Whether `board` is this worker's.
+    pub fn owns(self, board: Board<Narrow>) -> bool {
+        self.count <= 1 || board.key().digest() % u64::from(self.count) == u64::from(self.index)
+    }
+}
+
+/// How a campaign works.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Nodes a test may search before its leaf is split instead.
+    pub budget: u64,
+    /// This worker's share of the leaves.
+    pub share: Share,
+    /// After the root, prove the value of each of its moves too.
+    pub all_moves: bool,
+    /// Depth of the search that makes a focus's first guess, when none is given.
+    pub guess_depth: u8,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            budget: 100_000_000,
+            share: Share::ALL,
+            all_moves: false,
+            guess_depth: 8,
+        }
+    }
+}
+
+/// What one step of a campaign did.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// A leaf was tested and its fact written.
+    Tested(Fact),
+    /// Every open leaf of the test in hand belongs to other workers: wait for their facts.
+    Idle,
+    /// The root (and with `all_moves`, each of its moves) has its exact value.
+    Done,
+}
+
+/// Where a campaign stands, from its ledger alone.
+#[derive(Clone, Debug)]
+pub struct Status {
+    /// The root.
+    pub root: Position<Narrow>,
+    /// Bounds on the root's value (stores included, for its side to move).
+    pub value: Bounds,
+    /// Each first move and the bounds of its value, for the root's side to move.
+    pub moves: Vec<(Move, Bounds)>,
+    /// Facts in the ledger (lines), and of those the tests that ran over budget.
+    pub facts: usize,
+    /// Tests that ran out of their budget (positions split).
+    pub over_budget: usize,
+    /// Search nodes of every fact.
+    pub nodes: u64,
+    /// CPU seconds of every fact.
+    pub cpu_s: f64,
+    /// Positions in the proof tree.
+    pub tree: usize,
+    /// The test of the root in hand ("value >= beta", stores included), if the value is open.
+    pub beta: Option<i32>,
+    /// Open leaves of that test, and its proof and disproof numbers (the fewest leaf answers
+    /// that could decide it either way, if no leaf is split again).
+    pub open_leaves: usize,
+    /// Proof number of the root's test.
+    pub proof: u64,
+    /// Disproof number of the root's test.
+    pub disproof: u64,
+    /// Files whose last line is torn, with its bytes.
+    pub torn: Vec<(PathBuf, u64)>,
+}
+
+impl Status {
+    /// Where the campaign of `root` stands by `ledger` (tested against `guess`, stores
+    /// included, if given; else against the lower bound plus 2).
+    pub fn of(
+        root: Position<Narrow>,
+        ledger: &Ledger,
+        guess: Option<i32>,
+    ) -> Result<Status, ProveError> {
+        check_root(&root)?;
+        let mut tree = Tree::grow(root, ledger, MAX_TREE)?;
+        let stores = root.store_difference();
+        let b = tree.root().bounds;
+        let beta = (!b.is_exact()).then(|| next_beta(b, guess.map_or(b.lower, |g| g - stores)));
+        let (mut open_leaves, mut proof, mut disproof) = (0, 0, 0);
+        if let Some(beta) = beta {
+            tree.set_test(0, beta);
+            open_leaves = tree.frontier(0, usize::MAX).len();
+            proof = tree.root().proof;
+            disproof = tree.root().disproof;
+        }
+        let shift = |b: Bounds| Bounds {
+            lower: b.lower + stores,
+            upper: b.upper + stores,
+        };
+        let moves = tree
+            .root()
+            .moves
+            .iter()
+            .map(|e| (e.mv, shift(tree.edge_bounds(e))))
+            .collect();
+        let facts = ledger.facts();
+        Ok(Status {
+            root,
+            value: shift(b),
+            moves,
+            facts: facts.len(),
+            over_budget: facts.iter().filter(|(f, _)| f.over_budget).count(),
+            nodes: facts.iter().map(|(f, _)| f.nodes).sum(),
+            cpu_s: facts.iter().map(|(f, _)| f.cpu_s).sum(),
+            tree: tree.nodes().len(),
+            beta: beta.map(|b| b + stores),
+            open_leaves,
+            proof,
+            disproof,
+            torn: ledger
+                .torn()
+                .into_iter()
+                .map(|(p, n)| (p.to_path_buf(), n))
+                .collect(),
+        })
+    }
+}
+
+/// The next test of a node with bounds `b` (not exact), given the guess `g` of its f: as
+/// MTD(f) picks it, "f >= beta" with beta on f's parity, above the lower bound and at most the
+/// upper one.
+fn next_beta(b: Bounds, g: i32) -> i32 {
+    if g <= b.lower {
+        b.lower + 2
+    } else if g > b.upper {
+        b.upper
+    } else if (g - b.lower) % 2 != 0 {
+        g + 1
+    } else {
+        g
+    }
+}
+
+fn check_root(root: &Position<Narrow>) -> Result<(), ProveError> {
+    if root.is_finished() {
+        return Err(ProveError::Root(format!(
+            "the game is over at {root}: its value needs no proof"
+        )));
+    }
+    Ok(())
+}
+
+/// A focus's guess and its last test.
+#[derive(Clone, Copy, Debug)]
+struct Guess {
+    g: i32,
+    beta: Option<i32>,
+}
+
+/// A campaign in progress: one worker's view of the ledger, its solver and its own file.
+pub struct Campaign<'a> {
+    root: Position<Narrow>,
+    solver: &'a Solver,
+    db: Option<&'a Tablebase>,
+    ledger: Ledger,
+    writer: LedgerWriter,
+    config: Config,
+    /// Guesses of f by focus board.
+    guesses: HashMap<Board<Narrow>, Guess>,
+}
+
+impl<'a> Campaign<'a> {
+    /// A campaign of `root` that appends to `own` and reads `others` too; `solver` (with `db`
+    /// as its databases, if any) runs the tests; `guess`, if given, is the first guess of the
+    /// root's value (stores included).
+    pub fn open(
+        root: Position<Narrow>,
+        own: &Path,
+        others: &[PathBuf],
+        solver: &'a Solver,
+        db: Option<&'a Tablebase>,
+        config: Config,
+        guess: Option<i32>,
+    ) -> Result<Campaign<'a>, ProveError> {
+        check_root(&root)?;
+        let writer = LedgerWriter::open(own)?;
+        let mut ledger = Ledger::new();
+        ledger.add_file(own)?;
+        for other in others {
+            ledger.add_file(other)?;
+        }
+        let mut guesses = HashMap::new();
+        if let Some(g) = guess {
+            guesses.insert(
+                root.board(),
+                Guess {
+                    g: g - root.store_difference(),
+                    beta: None,
+                },
+            );
+        }
+        Ok(Campaign {
+            root,
+            solver,
+            db,
+            ledger,
+            writer,
+            config,
+            guesses,
+        })
+    }
+
+    /// The facts read so far.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// Where the campaign stands.
+    pub fn status(&self) -> Result<Status, ProveError> {
+        let g = self.guesses.get(&self.root.board()).map(|g| g.g);
+        Status::of(
+            self.root,
+            &self.ledger,
+            g.map(|g| g + self.root.store_difference()),
+        )
+    }
+
+    /// One step (see the module docs): reads the ledgers again, tests one leaf and appends its
+    /// fact; [`Step::Idle`] when the leaves of the test in hand are all other workers'.
+    pub fn step(&mut self) -> Result<Step, ProveError> {
+        self.ledger.refresh()?;
+        let mut tree = Tree::grow(self.root, &self.ledger, MAX_TREE)?;
+        let mut focuses = vec![0];
+        if self.config.all_moves {
+            focuses.extend(tree.root().moves.iter().filter_map(|e| e.child));
+        }
+        let Some(focus) = focuses
+            .into_iter()
+            .find(|&i| !tree.nodes()[i].bounds.is_exact())
+        else {
+            return Ok(Step::Done);
+        };
+        let node = &tree.nodes()[focus];
+        let (board, bounds) = (node.board(), node.bounds);
+        let guess = match self.guesses.get(&board) {
+            Some(&guess) => guess,
+            None => Guess {
+                g: self.solver.estimate(board, self.config.guess_depth)?,
+                beta: None,
+            },
+        };
+        // MTD(f): a decided test moves the guess to the bound it found.
+        let g = match guess.beta {
+            Some(beta) if bounds.lower >= beta => bounds.lower,
+            Some(beta) if bounds.upper < beta => bounds.upper,
+            _ => guess.g,
+        };
+        let beta = next_beta(bounds, g);
+        self.guesses.insert(
+            board,
+            Guess {
+                g,
+                beta: Some(beta),
+            },
+        );
+        tree.set_test(focus, beta);
+        let share = self.config.share;
+        let Some(leaf) = tree
+            .frontier(focus, FRONTIER)
+            .into_iter()
+            .find(|&i| share.owns(tree.nodes()[i].board()))
+        else {
+            return Ok(Step::Idle);
+        };
+        let leaf = &tree.nodes()[leaf];
+        let fact = self.test(leaf.position, leaf.threshold)?;
+        self.writer.append(&fact)?;
+        self.ledger.refresh()?;
+        Ok(Step::Tested(fact))
+    }
+
+    /// Tests "f >= t" at `position` within the budget, or looks it up, as a fact.
+    fn test(&self, position: Position<Narrow>, t: i32) -> Result<Fact, ProveError> {
+        let board = position.board();
+        let rules = position.rules();
+        let widest = Bounds::widest(board.seeds(), rules);
+        let cpu = crate::cpu_time();
+        let nodes = self.solver.nodes();
+        let started = Instant::now();
+        let in_db = self.db.filter(|db| board.seeds() <= db.max_level());
+        let (bounds, over_budget) = match in_db {
+            Some(db) => {
+                let f = db.probe(board)?.ok_or_else(|| {
+                    ProveError::Root("the database is for another board size".into())
+                })?;
+                (Bounds::exact(f), false)
+            }
+            None => match self.solver.test(board, t, Some(self.config.budget))? {
+                Some(v) if v >= t => (
+                    Bounds {
+                        lower: v,
+                        upper: widest.upper,
+                    },
+                    false,
+                ),
+                Some(v) => (
+                    Bounds {
+                        lower: widest.lower,
+                        upper: v,
+                    },
+                    false,
+                ),
+                None => (widest, true),
+            },
+        };
+        let cpu_s = match (cpu, crate::cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
+            _ => started.elapsed().as_secs_f64(),
+        };
+        let stores = position.store_difference();
+        Ok(Fact {
+            position,
+            lower: bounds.lower + stores,
+            upper: bounds.upper + stores,
+            nodes: self.solver.nodes() - nodes,
+            cpu_s,
+            top: self.db.map(Tablebase::max_level),
+            kalah: env!("CARGO_PKG_VERSION").to_owned(),
+            root: Some(self.root.to_string()),
+            budget: in_db.is_none().then_some(self.config.budget),
+            over_budget,
+        })
+    }
+}
+
+/// What [`recheck`] found of a fact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recheck {
+    /// Its bounds hold.
+    Holds,
+    /// Its bounds do not hold: why, for people.
+    Wrong(String),
+    /// It says nothing to check (the widest bounds).
+    Empty,
+}
+
+/// Proves `fact`'s bounds again with `solver` (set up by the caller for another path: other
+/// levels, none, or another algorithm): one null-window test a bound that says more than the
+/// seeds, or an exact solve when `solver` is not MTD(f).
+pub fn recheck(fact: &Fact, solver: &Solver) -> Result<Recheck, ProveError> {
+    if !fact.is_informative() {
+        return Ok(Recheck::Empty);
+    }
+    let board = fact.board();
+    let rules = fact.position.rules();
+    let stores = fact.position.store_difference();
+    let claimed = fact.f_bounds();
+    let widest = Bounds::widest(board.seeds(), rules);
+    let wrong = |found: String| {
+        Recheck::Wrong(format!(
+            "the fact says the value of {} is in [{}, {}], but {found}",
+            fact.position, fact.lower, fact.upper
+        ))
+    };
+    if solver.config().algorithm != crate::search::Algorithm::Mtdf {
+        let f = solver.exact(board, &mut |_| {})?;
+        return Ok(if claimed.lower <= f && f <= claimed.upper {
+            Recheck::Holds
+        } else {
+            wrong(format!("it is {}", stores + f))
+        });
+    }
+    if claimed.lower > widest.lower {
+        let v = solver
+            .test(board, claimed.lower, None)?
+            .expect("no node limit");
+        if v < claimed.lower {
+            return Ok(wrong(format!("it is at most {}", stores + v)));
+        }
+    }
+    if claimed.upper < widest.upper {
+        let v = solver
+            .test(board, claimed.upper + 1, None)?
+            .expect("no node limit");
+        if v > claimed.upper {
+            return Ok(wrong(format!("it is at least {}", stores + v)));
+        }
+    }
+    Ok(Recheck::Holds)
+}
+
+/// What [`merge`] did.
+#[derive(Clone, Debug, Default)]
+pub struct Merged {
+    /// Lines appended to the output.
+    pub added: usize,
+    /// Lines already there (the same text), not added again.
+    pub already: usize,
+}
+
+/// Appends to `into` every fact of `inputs` that it does not hold yet (the same line), after
+/// checking all of them, and those already in `into`, against each other: a conflict writes
+/// nothing. `into` is held with the writer's lock while this runs.
+pub fn merge(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
+    let mut writer = LedgerWriter::open(into)?;
+    let mut all = Ledger::new();
+    all.add_file(into)?;
+    for input in inputs {
+        all.add_file(input)?;
+    }
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut merged = Merged::default();
+    for (fact, origin) in all.facts() {
+        let line = fact.to_line();
+        let is_into = origin.file == into;
+        if !seen.insert(line) {
+            if !is_into {
+                merged.already += 1;
+            }
+            continue;
+        }
+        if !is_into {
+            writer.append(fact)?;
+            merged.added += 1;
+        }
+    }
+    Ok(merged)
+}
+
+/// The root most facts of `ledger` name, if any.
+pub fn root_of(ledger: &Ledger) -> Option<(String, Origin)> {
+    let mut count: HashMap<&str, (usize, &Origin)> = HashMap::new();
+    for (fact, origin) in ledger.facts() {
+        if let Some(root) = &fact.root {
+            count.entry(root).or_insert((0, origin)).0 += 1;
+        }
+    }
+    count
+        .into_iter()
+        .max_by_key(|(root, (n, _))| (*n, std::cmp::Reverse(*root)))
+        .map(|(root, (_, origin))| (root.to_owned(), origin.clone()))
+}
+
+/// Whether proof or disproof numbers say "never".
+pub fn is_infinite(n: u64) -> bool {
+    n >= INFINITE
+}

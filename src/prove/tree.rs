@@ -1,0 +1,362 @@
+//! The proof tree: the positions a campaign has split, grown from its root by the ledger alone.
+//!
+//! ```text
+//!   root (always split)                     f-bounds of a split node: the tightest of
+//!    ├─ 1 ─> child (a leaf: one test)          - its own facts, and
+//!    ├─ 2 ─> child (over budget: split)         - max over its moves of the move's bounds:
+//!    │        ├─ 1 ─> ...                        game over: [gain, gain]
+//!    │        └─ 4 ─> (game over)                extra turn: gain + [lo, hi] of the child
+//!    └─ 3 ─> child (extra turn: same side)       pass: gain - [hi, lo] of the child
+//! ```
+//!
+//! A node is split (its moves become nodes) when it is the root or when the ledger holds a
+//! fact that a test of it ran out of its node budget. Nodes are positions, not boards: a board
+//! met on two paths is two nodes, which share the facts about that board. Children always come
+//! after their parent in [`Tree::nodes`].
+//!
+//! **Which leaf next: proof-number search.** For a test "f(node) >= t" at a node, each node
+//! below gets its own test (a move that passes the turn asks "f(child) >= gain - t + 1" and
+//! counts its negation; an extra turn asks "f(child) >= t - gain"). A test decided by the
+//! bounds has proof and disproof numbers (0, ∞) or (∞, 0); an open leaf (1, 1); a split node
+//! the least proof number of its moves and the sum of their disproof numbers, where a move that
+//! passes the turn swaps its child's two numbers. The next leaf is the one reached from the
+//! focus by always taking the move of least proof number: the leaf whose answer changes the
+//! focus's numbers most for the fewest jobs.
+
+use std::fmt;
+
+use crate::board::Board;
+use crate::lanes::Narrow;
+use crate::position::{Move, Position};
+use crate::prove::fact::Bounds;
+use crate::prove::ledger::Ledger;
+
+/// A proof or disproof number that stands for "never" (the test is decided the other way).
+pub const INFINITE: u64 = u64::MAX / 4;
+
+/// How a move ends.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EdgeKind {
+    /// The game is over after it: its value is its gain.
+    GameOver,
+    /// The mover moves again: gain + f(child).
+    ExtraTurn,
+    /// The other side moves: gain - f(child).
+    Pass,
+}
+
+/// One move of a split node.
+#[derive(Clone, Copy, Debug)]
+pub struct Edge {
+    /// The move.
+    pub mv: Move,
+    /// The mover's store gain on it, less the opponent's.
+    pub gain: i32,
+    /// How it ends.
+    pub kind: EdgeKind,
+    /// The node it leads to (none when the game is over).
+    pub child: Option<usize>,
+}
+
+/// One position of the tree.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The position (stores as reached from the root).
+    pub position: Position<Narrow>,
+    /// Its moves, if it is split; empty for a leaf.
+    pub moves: Vec<Edge>,
+    /// Bounds on f of its board (the value less the stores), from the facts and its moves.
+    pub bounds: Bounds,
+    /// The test this node answers for the focus: "f >= threshold".
+    pub threshold: i32,
+    /// Proof number of that test.
+    pub proof: u64,
+    /// Disproof number of that test.
+    pub disproof: u64,
+    /// Depth below the root, in sowings.
+    pub depth: u32,
+}
+
+impl Node {
+    /// Whether the node is split into its moves.
+    pub fn is_split(&self) -> bool {
+        !self.moves.is_empty()
+    }
+
+    /// The board.
+    pub fn board(&self) -> Board<Narrow> {
+        self.position.board()
+    }
+}
+
+/// Why the tree cannot be grown from the ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeError {
+    /// The tree grew past its limit.
+    TooLarge(usize),
+    /// The facts about a position contradict the facts about its moves.
+    Contradiction {
+        /// The position.
+        position: String,
+        /// Its own facts' bounds and its moves' (values, stores included).
+        detail: String,
+    },
+}
+
+impl fmt::Display for TreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeError::TooLarge(n) => write!(
+                f,
+                "the proof tree has grown past {n} positions (a larger --budget splits less)"
+            ),
+            TreeError::Contradiction { position, detail } => write!(
+                f,
+                "the facts about {position} contradict the facts about its moves: {detail} \
+                 (`kalah prove --check` finds the wrong one)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}
+
+/// The proof tree of a root, as the ledger has split it (see the module docs).
+pub struct Tree {
+    nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// The tree of `root` (a position with a move to make) grown as `ledger`'s facts split it,
+    /// with every node's bounds; at most `max_nodes` positions.
+    pub fn grow(
+        root: Position<Narrow>,
+        ledger: &Ledger,
+        max_nodes: usize,
+    ) -> Result<Tree, TreeError> {
+        let rules = root.rules();
+        let mut nodes = vec![leaf(root, 0)];
+        let mut i = 0;
+        while i < nodes.len() {
+            let position = nodes[i].position;
+            let known = ledger.known(rules, position.board());
+            let split =
+                i == 0 || known.is_some_and(|k| k.over_budget.is_some() && !k.bounds.is_exact());
+            if split && !position.is_finished() {
+                let mut moves = Vec::new();
+                for mv in position.legal_moves() {
+                    let (next, sowing) = position.play_unchecked(mv);
+                    let kind = if sowing.game_over {
+                        EdgeKind::GameOver
+                    } else if sowing.extra_turn {
+                        EdgeKind::ExtraTurn
+                    } else {
+                        EdgeKind::Pass
+                    };
+                    let child = (kind != EdgeKind::GameOver).then(|| {
+                        nodes.push(leaf(next, nodes[i].depth + 1));
+                        nodes.len() - 1
+                    });
+                    moves.push(Edge {
+                        mv,
+                        gain: sowing.gain(),
+                        kind,
+                        child,
+                    });
+                }
+                nodes[i].moves = moves;
+                if nodes.len() > max_nodes {
+                    return Err(TreeError::TooLarge(max_nodes));
+                }
+            }
+            i += 1;
+        }
+        let mut tree = Tree { nodes };
+        tree.bound(ledger)?;
+        Ok(tree)
+    }
+
+    /// Every node, the root first, children after their parents.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Node {
+        &self.nodes[0]
+    }
+
+    /// The bounds of `edge`'s value for the mover of the node it leaves (stores excluded).
+    pub fn edge_bounds(&self, edge: &Edge) -> Bounds {
+        match (edge.kind, edge.child) {
+            (EdgeKind::ExtraTurn, Some(c)) => {
+                let b = self.nodes[c].bounds;
+                Bounds {
+                    lower: edge.gain + b.lower,
+                    upper: edge.gain + b.upper,
+                }
+            }
+            (EdgeKind::Pass, Some(c)) => {
+                let b = self.nodes[c].bounds;
+                Bounds {
+                    lower: edge.gain - b.upper,
+                    upper: edge.gain - b.lower,
+                }
+            }
+            _ => Bounds::exact(edge.gain),
+        }
+    }
+
+    /// Works out every node's bounds, leaves first.
+    fn bound(&mut self, ledger: &Ledger) -> Result<(), TreeError> {
+        for i in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[i];
+            let board = node.board();
+            let rules = node.position.rules();
+            let own = ledger
+                .known(rules, board)
+                .map_or(Bounds::widest(board.seeds(), rules), |k| k.bounds);
+            let bounds = if node.is_split() {
+                let mut by_moves = Bounds {
+                    lower: i32::MIN,
+                    upper: i32::MIN,
+                };
+                for e in &node.moves {
+                    let b = self.edge_bounds(e);
+                    by_moves.lower = by_moves.lower.max(b.lower);
+                    by_moves.upper = by_moves.upper.max(b.upper);
+                }
+                let stores = node.position.store_difference();
+                own.meet(by_moves).ok_or_else(|| TreeError::Contradiction {
+                    position: node.position.to_string(),
+                    detail: format!(
+                        "its own facts say the value is in [{}, {}], its moves [{}, {}]",
+                        stores + own.lower,
+                        stores + own.upper,
+                        stores + by_moves.lower,
+                        stores + by_moves.upper
+                    ),
+                })?
+            } else {
+                own
+            };
+            self.nodes[i].bounds = bounds;
+        }
+        Ok(())
+    }
+
+    /// Sets the tests of `focus` ("f >= beta") and of every node below it, with their proof
+    /// and disproof numbers (see the module docs).
+    pub fn set_test(&mut self, focus: usize, beta: i32) {
+        // Nodes below the focus, in index order: parents before children.
+        let below = self.subtree(focus);
+        self.nodes[focus].threshold = beta;
+        for &i in &below {
+            let t = self.nodes[i].threshold;
+            for e in self.nodes[i].moves.clone() {
+                if let Some(c) = e.child {
+                    self.nodes[c].threshold = match e.kind {
+                        EdgeKind::ExtraTurn => t - e.gain,
+                        _ => e.gain - t + 1,
+                    };
+                }
+            }
+        }
+        for &i in below.iter().rev() {
+            let node = &self.nodes[i];
+            let (proof, disproof) = if node.bounds.lower >= node.threshold {
+                (0, INFINITE)
+            } else if node.bounds.upper < node.threshold {
+                (INFINITE, 0)
+            } else if !node.is_split() {
+                (1, 1)
+            } else {
+                let mut proof = INFINITE;
+                let mut disproof = 0u64;
+                for e in &node.moves {
+                    let (p, d) = self.move_numbers(node.threshold, e);
+                    proof = proof.min(p);
+                    disproof = disproof.saturating_add(d).min(INFINITE);
+                }
+                (proof, disproof)
+            };
+            self.nodes[i].proof = proof;
+            self.nodes[i].disproof = disproof;
+        }
+    }
+
+    /// The proof and disproof numbers of "the value of `edge` is at least `t`".
+    fn move_numbers(&self, t: i32, edge: &Edge) -> (u64, u64) {
+        match (edge.kind, edge.child) {
+            (EdgeKind::ExtraTurn, Some(c)) => (self.nodes[c].proof, self.nodes[c].disproof),
+            (EdgeKind::Pass, Some(c)) => (self.nodes[c].disproof, self.nodes[c].proof),
+            _ if edge.gain >= t => (0, INFINITE),
+            _ => (INFINITE, 0),
+        }
+    }
+
+    /// `focus` and every node below it, in index order.
+    fn subtree(&self, focus: usize) -> Vec<usize> {
+        let mut inside = vec![false; self.nodes.len()];
+        inside[focus] = true;
+        let mut list = vec![focus];
+        for i in focus..self.nodes.len() {
+            if !inside[i] {
+                continue;
+            }
+            for e in &self.nodes[i].moves {
+                if let Some(c) = e.child {
+                    inside[c] = true;
+                    list.push(c);
+                }
+            }
+        }
+        list.sort_unstable();
+        list
+    }
+
+    /// The open leaves below `focus` (after [`Tree::set_test`]), most-proving first: a walk
+    /// from the focus that takes the moves in order of their proof numbers, least first; at
+    /// most `limit` of them.
+    pub fn frontier(&self, focus: usize, limit: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.walk(focus, limit, &mut out);
+        out
+    }
+
+    fn walk(&self, i: usize, limit: usize, out: &mut Vec<usize>) {
+        let node = &self.nodes[i];
+        if out.len() >= limit || node.proof == 0 || node.disproof == 0 {
+            return;
+        }
+        if !node.is_split() {
+            out.push(i);
+            return;
+        }
+        let mut moves: Vec<(u64, usize)> = node
+            .moves
+            .iter()
+            .filter_map(|e| {
+                let (p, d) = self.move_numbers(node.threshold, e);
+                (p != 0 && d != 0).then_some((p, e.child?))
+            })
+            .collect();
+        moves.sort_by_key(|&(p, c)| (p, c));
+        for (_, c) in moves {
+            self.walk(c, limit, out);
+        }
+    }
+}
+
+/// A node not split yet, its bounds and numbers still to be worked out.
+fn leaf(position: Position<Narrow>, depth: u32) -> Node {
+    Node {
+        position,
+        moves: Vec::new(),
+        bounds: Bounds::exact(0),
+        threshold: 0,
+        proof: 1,
+        disproof: 1,
+        depth,
+    }
+}

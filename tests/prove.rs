@@ -1,0 +1,424 @@
+//! Proof campaigns (`kalah::prove`, `kalah prove`): the value a campaign proves equals the
+//! solver's, whatever the budget, the workers, the kills and the merges; a ledger that lies or
+//! is damaged is caught.
+
+mod cli_common;
+mod temp_dir;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kalah::prove::fact::Fact;
+use kalah::prove::ledger::{Ledger, LedgerError, LedgerWriter};
+use kalah::prove::{self, Campaign, Config, Recheck, Share, Status, Step};
+use kalah::{Narrow, Position, Rules, Solver, SolverConfig, Variant};
+use temp_dir::TempDir;
+
+fn start(m: usize, n: u64, rules: Rules) -> Position<Narrow> {
+    Position::start(Variant::new(m, n, rules).unwrap()).unwrap()
+}
+
+fn solver(m: usize, rules: Rules) -> Solver {
+    let config = SolverConfig {
+        threads: 2,
+        tt_mib: 16,
+        ..SolverConfig::default()
+    };
+    Solver::new(m, rules, config).unwrap()
+}
+
+/// The value the solver finds for `root`.
+fn solved(root: &Position<Narrow>) -> i32 {
+    let s = solver(root.houses_per_side(), root.rules());
+    s.analyze(root, false, &mut |_| {}).unwrap().value
+}
+
+/// Runs a campaign of `root` to its end in `ledger`; returns the root's status.
+fn campaign(root: Position<Narrow>, ledger: &Path, budget: u64, all_moves: bool) -> Status {
+    let s = solver(root.houses_per_side(), root.rules());
+    let config = Config {
+        budget,
+        all_moves,
+        ..Config::default()
+    };
+    let mut c = Campaign::open(root, ledger, &[], &s, None, config, None).unwrap();
+    for _ in 0..100_000 {
+        match c.step().unwrap() {
+            Step::Done => return c.status().unwrap(),
+            Step::Tested(_) => {}
+            Step::Idle => panic!("one worker is never idle"),
+        }
+    }
+    panic!("the campaign of {root} did not end");
+}
+
+#[test]
+fn campaigns_prove_the_values_the_solver_finds() {
+    let dir = TempDir::new("prove", "values");
+    for rules in Rules::ALL {
+        for (m, n) in [
+            (4, 1),
+            (4, 2),
+            (4, 3),
+            (4, 4),
+            (5, 1),
+            (5, 2),
+            (5, 3),
+            (5, 4),
+            (6, 3),
+        ] {
+            let root = start(m, n, rules);
+            let path = dir.0.join(format!("{m}-{n}-{rules}.jsonl"));
+            // Budgets small enough that the root is split several levels deep.
+            let status = campaign(root, &path, 20_000, false);
+            let value = solved(&root);
+            assert!(
+                status.value.is_exact(),
+                "Kalah({m},{n}) {rules}: {status:?}"
+            );
+            assert_eq!(status.value.lower, value, "Kalah({m},{n}) {rules}");
+            // The ledger alone gives the same answer.
+            let mut ledger = Ledger::new();
+            ledger.add_file(&path).unwrap();
+            let again = Status::of(root, &ledger, None).unwrap();
+            assert_eq!(again.value, status.value);
+            if 2 * m * n as usize >= 30 {
+                assert!(
+                    again.over_budget > 0,
+                    "Kalah({m},{n}) {rules} was never split"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_first_move_gets_its_value() {
+    let dir = TempDir::new("prove", "moves");
+    for rules in Rules::ALL {
+        let root = start(4, 3, rules);
+        let status = campaign(root, &dir.0.join(format!("{rules}.jsonl")), 2_000, true);
+        let s = solver(4, rules);
+        let analysis = s.analyze(&root, true, &mut |_| {}).unwrap();
+        assert_eq!(status.moves.len(), analysis.moves.len());
+        for ((mv, bounds), expected) in status.moves.iter().zip(&analysis.moves) {
+            assert_eq!(*mv, expected.mv);
+            assert!(bounds.is_exact(), "{rules} move {}: {bounds:?}", mv.house());
+            assert_eq!(bounds.lower, expected.value, "{rules} move {}", mv.house());
+        }
+    }
+}
+
+#[test]
+fn positions_with_stores_and_north_to_move_are_proven() {
+    let dir = TempDir::new("prove", "stores");
+    let setup: kalah::Setup = "<5,7,3,2,0,3,4,1,3,3,0,2,4> north".parse().unwrap();
+    for rules in Rules::ALL {
+        let root = Position::<Narrow>::from_setup(&setup, rules).unwrap();
+        let status = campaign(root, &dir.0.join(format!("{rules}.jsonl")), 1_000, false);
+        assert_eq!(status.value.lower, solved(&root), "{rules}");
+        assert!(status.value.is_exact());
+    }
+}
+
+/// Runs workers `0/n .. n-1/n` of a campaign of `root` side by side (threads), each with its
+/// own ledger and reading the others'; returns their ledgers.
+fn workers(root: Position<Narrow>, dir: &Path, n: u32, budget: u64) -> Vec<PathBuf> {
+    let paths: Vec<PathBuf> = (0..n)
+        .map(|i| dir.join(format!("w{i}of{n}.jsonl")))
+        .collect();
+    std::thread::scope(|scope| {
+        for i in 0..n {
+            let paths = &paths;
+            scope.spawn(move || {
+                let s = solver(root.houses_per_side(), root.rules());
+                let others: Vec<PathBuf> = (0..n)
+                    .filter(|&j| j != i)
+                    .map(|j| paths[j as usize].clone())
+                    .collect();
+                let config = Config {
+                    budget,
+                    share: Share { index: i, count: n },
+                    ..Config::default()
+                };
+                let mut c =
+                    Campaign::open(root, &paths[i as usize], &others, &s, None, config, None)
+                        .unwrap();
+                for _ in 0..1_000_000 {
+                    match c.step().unwrap() {
+                        Step::Done => return,
+                        Step::Tested(_) => {}
+                        Step::Idle => std::thread::sleep(Duration::from_millis(2)),
+                    }
+                }
+                panic!("worker {i}/{n} did not end");
+            });
+        }
+    });
+    paths
+}
+
+#[test]
+fn one_two_and_three_workers_prove_the_same_value_and_their_ledgers_merge() {
+    let dir = TempDir::new("prove", "workers");
+    let root = start(5, 3, Rules::Standard);
+    let value = solved(&root);
+    for n in 1..=3 {
+        let sub = dir.0.join(format!("{n}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        let paths = workers(root, &sub, n, 5_000);
+        // Each worker wrote facts of its own share only.
+        for (i, path) in paths.iter().enumerate() {
+            let mut own = Ledger::new();
+            own.add_file(path).unwrap();
+            let share = Share {
+                index: i as u32,
+                count: n,
+            };
+            assert!(
+                own.facts().iter().all(|(f, _)| share.owns(f.board())),
+                "worker {i}/{n} tested another's leaf"
+            );
+        }
+        let merged = sub.join("merged.jsonl");
+        let report = prove::merge(&paths, &merged).unwrap();
+        assert!(report.added > 0);
+        let mut ledger = Ledger::new();
+        ledger.add_file(&merged).unwrap();
+        let status = Status::of(root, &ledger, None).unwrap();
+        assert_eq!(status.value.lower, value, "{n} workers");
+        assert!(status.value.is_exact(), "{n} workers");
+        // Merging again adds nothing.
+        assert_eq!(prove::merge(&paths, &merged).unwrap().added, 0);
+    }
+}
+
+/// A fact line that says the value is exactly `value`.
+fn saying(line: &str, value: i32) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["lower"] = value.into();
+    v["upper"] = value.into();
+    v.to_string()
+}
+
+#[test]
+fn a_contradicting_fact_is_refused_naming_both_lines() {
+    let dir = TempDir::new("prove", "conflict");
+    let root = start(4, 3, Rules::Standard);
+    let path = dir.0.join("ledger.jsonl");
+    campaign(root, &path, 1_000, false);
+    let text = std::fs::read_to_string(&path).unwrap();
+    // A fact that contradicts an exact or upper bound of the same board, appended.
+    let line = text
+        .lines()
+        .find(|l| {
+            let f = Fact::from_line(l).unwrap();
+            !f.over_budget
+                && f.f_bounds().upper
+                    < kalah::prove::fact::Bounds::widest(f.board().seeds(), Rules::Standard).upper
+        })
+        .expect("an upper bound was proven");
+    let fact = Fact::from_line(line).unwrap();
+    let liar = saying(line, fact.upper + 2);
+    let bad = dir.0.join("bad.jsonl");
+    std::fs::write(&bad, format!("{text}{liar}\n")).unwrap();
+    let mut ledger = Ledger::new();
+    match ledger.add_file(&bad) {
+        Err(e @ LedgerError::Conflict { .. }) => {
+            let message = e.to_string();
+            let total = text.lines().count() + 1;
+            assert!(message.contains(&format!("bad.jsonl:{total}")), "{message}");
+            assert!(message.contains("bad.jsonl:"), "{message}");
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    // Merging it into a good ledger writes nothing.
+    let before = std::fs::read(&path).unwrap();
+    assert!(prove::merge(&[bad], &path).is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn check_catches_a_falsified_fact() {
+    let dir = TempDir::new("prove", "check");
+    let root = start(4, 3, Rules::Standard);
+    let path = dir.0.join("ledger.jsonl");
+    campaign(root, &path, 1_000, false);
+    let mut ledger = Ledger::new();
+    ledger.add_file(&path).unwrap();
+    let s = solver(4, Rules::Standard);
+    let mut checked = 0;
+    for (fact, _) in ledger.facts() {
+        match prove::recheck(fact, &s).unwrap() {
+            Recheck::Holds => checked += 1,
+            Recheck::Empty => assert!(!fact.is_informative()),
+            Recheck::Wrong(why) => panic!("a true fact failed: {why}"),
+        }
+        // Falsified: the bounds moved past the exact value.
+        let exact = s.analyze(&fact.position, false, &mut |_| {}).unwrap().value;
+        let mut lie = fact.clone();
+        lie.lower = exact + 2;
+        lie.upper = lie.upper.max(lie.lower);
+        assert!(
+            matches!(prove::recheck(&lie, &s).unwrap(), Recheck::Wrong(_)),
+            "{}",
+            lie.to_line()
+        );
+        let mut lie = fact.clone();
+        lie.upper = exact - 2;
+        lie.lower = lie.lower.min(lie.upper);
+        assert!(matches!(
+            prove::recheck(&lie, &s).unwrap(),
+            Recheck::Wrong(_)
+        ));
+    }
+    assert!(checked > 5);
+    // The same through the command line, with plain alpha-beta as the other path.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let out = cli_common::kalah(&[
+        "prove",
+        "--check",
+        path.to_str().unwrap(),
+        "--sample",
+        "1000",
+        "--by",
+        "alphabeta",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = text
+        .lines()
+        .find(|l| Fact::from_line(l).unwrap().is_informative())
+        .unwrap();
+    let fact = Fact::from_line(line).unwrap();
+    let exact = s.analyze(&fact.position, false, &mut |_| {}).unwrap().value;
+    let lie = dir.0.join("lie.jsonl");
+    let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["lower"] = (exact + 2).into();
+    v["upper"] = (exact + 2).max(fact.upper).into();
+    std::fs::write(&lie, format!("{v}\n")).unwrap();
+    let out = cli_common::kalah(&["prove", "--check", lie.to_str().unwrap(), "--sample", "5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("lie.jsonl:1: WRONG"), "{stdout}");
+}
+
+#[test]
+fn cut_or_garbled_lines_are_one_clear_error_and_a_torn_tail_is_cut() {
+    let dir = TempDir::new("prove", "garbled");
+    let root = start(4, 2, Rules::Standard);
+    let path = dir.0.join("ledger.jsonl");
+    campaign(root, &path, 1_000, false);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 3);
+    // A line cut short in the middle of the file, a garbled one, binary junk.
+    let cut = format!(
+        "{}\n{}\n{}\n",
+        lines[0],
+        &lines[1][..lines[1].len() / 2],
+        lines[2]
+    );
+    let garbled = format!(
+        "{}\n{}\n",
+        lines[0],
+        lines[1].replace("\"lower\"", "\"lowr\"")
+    );
+    let junk = format!("{}\n\u{0}\u{1}xx\n", lines[0]);
+    for (name, content) in [("cut", cut), ("garbled", garbled), ("junk", junk)] {
+        let p = dir.0.join(format!("{name}.jsonl"));
+        std::fs::write(&p, content).unwrap();
+        let mut ledger = Ledger::new();
+        let e = ledger.add_file(&p).unwrap_err();
+        assert!(matches!(e, LedgerError::Garbled { .. }), "{name}: {e}");
+        assert!(
+            e.to_string().contains(&format!("{name}.jsonl:2")),
+            "{name}: {e}"
+        );
+        let out = cli_common::kalah(&["prove", "--status", p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    // A torn last line (a worker killed mid-write) is left unread, then cut by the next writer.
+    let torn = dir.0.join("torn.jsonl");
+    std::fs::write(&torn, format!("{}\n{}", lines[0], &lines[1][..20])).unwrap();
+    let mut ledger = Ledger::new();
+    ledger.add_file(&torn).unwrap();
+    assert_eq!(ledger.facts().len(), 1);
+    assert_eq!(ledger.torn().len(), 1);
+    let writer = LedgerWriter::open(&torn).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&torn).unwrap(),
+        format!("{}\n", lines[0])
+    );
+    // One writer a file.
+    assert!(matches!(
+        LedgerWriter::open(&torn),
+        Err(LedgerError::Busy(_))
+    ));
+    drop(writer);
+}
+
+#[test]
+fn a_worker_killed_at_random_moments_resumes_to_the_same_value() {
+    let dir = TempDir::new("prove", "killed");
+    let path = dir.0.join("ledger.jsonl");
+    let root = start(5, 4, Rules::Standard);
+    let value = solved(&root);
+    let mut rng = kalah::Rng::new(7);
+    let mut finished = false;
+    for round in 0..60 {
+        let mut child = cli_common::command()
+            .args([
+                "prove", "-m", "5", "-n", "4", "--no-db", "--tt-mb", "16", "--budget", "20000",
+            ])
+            .arg("--ledger")
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20 + rng.below(150)));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        if status.success() {
+            finished = true;
+            break;
+        }
+        // Every kill leaves a ledger that reads.
+        let mut ledger = Ledger::new();
+        ledger
+            .add_file(&path)
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+    }
+    // Then to the end, uninterrupted.
+    if !finished {
+        let out = cli_common::kalah(&[
+            "prove",
+            "-m",
+            "5",
+            "-n",
+            "4",
+            "--no-db",
+            "--tt-mb",
+            "16",
+            "--budget",
+            "20000",
+            "--ledger",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let status = cli_common::json(&["prove", "--status", path.to_str().unwrap(), "--json"]);
+    assert_eq!(status["value"]["exact"], value, "{status}");
+    assert_eq!(status["position"], root.to_string());
+}
