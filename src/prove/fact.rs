@@ -235,6 +235,15 @@ impl Fact {
             .filter(|s| s.is_finite() && *s >= 0.0)
             .ok_or_else(|| FactError("`cpu_s` is not a number of seconds".into()))?;
         let levels = field("levels")?;
+        match levels.get("rules").map(Value::as_str) {
+            Some(Some(r)) if r == rules.as_str() => {}
+            None => {}
+            _ => {
+                return Err(FactError(format!(
+                    "`levels.rules` is not the position's rules, {rules}"
+                )));
+            }
+        }
         let top = match levels.get("top") {
             Some(Value::Null) | None => None,
             Some(v) => Some(
@@ -314,12 +323,13 @@ mod tests {
     fn a_fact_reads_back_as_written() {
         let f = fact();
         assert_eq!(Fact::from_line(&f.to_line()).unwrap(), f);
-        // North to move with stores 3 (South) and 1 (North): f = value - (1 - 3).
+        // North to move with stores 3 (South) and 1 (North): f = value - (1 - 3), kept odd (11
+        // seeds on the board).
         assert_eq!(
             f.f_bounds(),
             Bounds {
-                lower: -2,
-                upper: 8
+                lower: -1,
+                upper: 7
             }
         );
     }
