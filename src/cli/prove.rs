@@ -333,20 +333,23 @@ fn bounds_text(b: Bounds, widest: Bounds) -> String {
     }
 }
 
+/// The widest bounds of `p`'s value (stores included): what its seeds allow.
+fn value_range(p: &Position<Narrow>) -> Bounds {
+    let w = Bounds::widest(p.seeds_on_board(), p.rules());
+    let stores = p.store_difference();
+    Bounds {
+        lower: w.lower + stores,
+        upper: w.upper + stores,
+    }
+}
+
 fn bounds_json(b: Bounds) -> serde_json::Value {
     json!({"lower": b.lower, "upper": b.upper, "exact": b.is_exact().then_some(b.lower)})
 }
 
 fn print_status(s: &Status, json: bool) {
     let root = &s.root;
-    let stores = root.store_difference();
-    let widest = {
-        let w = Bounds::widest(root.seeds_on_board(), root.rules());
-        Bounds {
-            lower: w.lower + stores,
-            upper: w.upper + stores,
-        }
-    };
+    let widest = value_range(root);
     if json {
         print_json(&json!({
             "houses": root.houses_per_side(),
@@ -590,8 +593,6 @@ fn report_test(campaign: &Campaign<'_>, fact: &Fact, n: u64, json: bool) -> Resu
         }));
         return Ok(());
     }
-    let stores = fact.position.store_difference();
-    let widest = Bounds::widest(fact.position.seeds_on_board(), fact.position.rules());
     let answer = if fact.over_budget {
         "over budget: split into its moves".to_owned()
     } else {
@@ -599,21 +600,7 @@ fn report_test(campaign: &Campaign<'_>, fact: &Fact, n: u64, json: bool) -> Resu
             lower: fact.lower,
             upper: fact.upper,
         };
-        bounds_text(
-            b,
-            Bounds {
-                lower: widest.lower + stores,
-                upper: widest.upper + stores,
-            },
-        )
-    };
-    let root_widest = {
-        let w = Bounds::widest(status.root.seeds_on_board(), status.root.rules());
-        let s = status.root.store_difference();
-        Bounds {
-            lower: w.lower + s,
-            upper: w.upper + s,
-        }
+        bounds_text(b, value_range(&fact.position))
     };
     eprintln!(
         "test {n}: {} ({} seeds): {answer}; {} nodes, {:.1} s; root {}",
@@ -621,7 +608,7 @@ fn report_test(campaign: &Campaign<'_>, fact: &Fact, n: u64, json: bool) -> Resu
         fact.position.seeds_on_board(),
         human_count(fact.nodes),
         fact.cpu_s,
-        bounds_text(status.value, root_widest)
+        bounds_text(status.value, value_range(&status.root))
     );
     Ok(())
 }
