@@ -437,21 +437,7 @@ fn campaign_solver(
 ) -> Result<(Solver, Option<std::sync::Arc<kalah::db::Tablebase>>), CliError> {
     let (houses, rules) = (root.houses_per_side(), root.rules());
     let db = args.db.open(houses, rules)?;
-    let top = db.as_ref().map(|d| d.max_level());
-    let default = SolverConfig::default();
-    let config = SolverConfig {
-        threads: args.threads.unwrap_or(default.threads),
-        tt_mib: args
-            .tt_mb
-            .unwrap_or_else(|| kalah::search::auto_table_mib(houses, root.seeds_on_board(), top)),
-        ..default
-    };
-    let fail = |e: kalah::SolveError| CliError::failure(format!("cannot start the solver: {e}"));
-    let solver = Solver::new(houses, rules, config).map_err(fail)?;
-    let solver = match &db {
-        Some(db) => solver.with_tablebase(db.clone()).map_err(fail)?,
-        None => solver,
-    };
+    let solver = solver_with(args, houses, rules, root.seeds_on_board(), db.clone())?;
     Ok((solver, db))
 }
 
@@ -697,16 +683,14 @@ fn check_solver(
     rules: Rules,
     fact: &Fact,
 ) -> Result<Solver, CliError> {
-    let fail = |e: kalah::SolveError| CliError::failure(format!("cannot start the solver: {e}"));
-    let default = SolverConfig::default();
-    let threads = args.threads.unwrap_or(default.threads);
     if args.by == "alphabeta" {
+        let default = SolverConfig::default();
         let config = SolverConfig {
-            threads,
+            threads: args.threads.unwrap_or(default.threads),
             algorithm: Algorithm::AlphaBeta,
             ..default
         };
-        return Solver::new(houses, rules, config).map_err(fail);
+        return super::solve::new_solver(houses, rules, config, None);
     }
     let db = if args.by == "lower-levels" {
         match args.db.open(houses, rules)? {
@@ -734,17 +718,26 @@ fn check_solver(
     } else {
         None
     };
+    solver_with(args, houses, rules, fact.position.seeds_on_board(), db)
+}
+
+/// An MTD(f) solver for boards of `houses` houses under `rules` probing `db`, with --threads
+/// and --tt-mb, or a table sized as `solve` sizes it for `seeds` seeds.
+fn solver_with(
+    args: &ProveArgs,
+    houses: usize,
+    rules: Rules,
+    seeds: u32,
+    db: Option<std::sync::Arc<kalah::db::Tablebase>>,
+) -> Result<Solver, CliError> {
+    let default = SolverConfig::default();
     let top = db.as_ref().map(|d| d.max_level());
     let config = SolverConfig {
-        threads,
-        tt_mib: args.tt_mb.unwrap_or_else(|| {
-            kalah::search::auto_table_mib(houses, fact.position.seeds_on_board(), top)
-        }),
+        threads: args.threads.unwrap_or(default.threads),
+        tt_mib: args
+            .tt_mb
+            .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, top)),
         ..default
     };
-    let solver = Solver::new(houses, rules, config).map_err(fail)?;
-    match db {
-        Some(db) => solver.with_tablebase(db).map_err(fail),
-        None => Ok(solver),
-    }
+    super::solve::new_solver(houses, rules, config, db)
 }

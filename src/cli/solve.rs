@@ -708,7 +708,7 @@ pub fn analysis_json<L: Lanes>(
 
 /// A solver for `houses` and `rules` probing `db` if given, or the CLI's error if it cannot
 /// start.
-fn new_solver(
+pub(super) fn new_solver(
     houses: usize,
     rules: Rules,
     config: SolverConfig,

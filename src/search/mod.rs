@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 pub use crate::analysis::{Analysis, MoveValue};
 use crate::board::Board;
-use crate::db::{DbError, Tablebase};
+use crate::db::{DbError, Tablebase, finished_f};
 use crate::lanes::Lanes;
 use crate::notation::Turn;
 use crate::position::{Move, Position};
@@ -448,9 +448,10 @@ impl Solver {
             });
         }
         if board.is_finished() {
-            return Ok(Some(
-                board.mover_seeds() as i32 - board.opponent_seeds() as i32,
-            ));
+            return Ok(Some(finished_f(
+                board.mover_seeds(),
+                board.opponent_seeds(),
+            )));
         }
         let limit = max_nodes.map_or(u64::MAX, |n| self.nodes().saturating_add(n));
         Ok(self
@@ -463,7 +464,7 @@ impl Solver {
     /// where they reach. Exact when the game ends within the horizon.
     pub fn estimate<L: Lanes>(&self, board: Board<L>, depth: u8) -> Result<i32, SolveError> {
         if board.is_finished() {
-            return Ok(board.mover_seeds() as i32 - board.opponent_seeds() as i32);
+            return Ok(finished_f(board.mover_seeds(), board.opponent_seeds()));
         }
         Ok(self
             .mtdf_at(board, 0, depth.min(EXACT_DEPTH - 1), &mut |_| {})?
@@ -488,7 +489,7 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<i32, SolveError> {
         if board.is_finished() {
-            return Ok(board.mover_seeds() as i32 - board.opponent_seeds() as i32);
+            return Ok(finished_f(board.mover_seeds(), board.opponent_seeds()));
         }
         match self.config.algorithm {
             Algorithm::Mtdf => self.mtdf(board, 0, progress),
