@@ -276,15 +276,14 @@ fn run_status(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
 
 /// The root most facts of `ledger` name, as a position.
 fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> {
-    let (literal, origin) = prove::root_of(ledger).ok_or_else(|| {
+    let (fact, origin) = prove::root_of(ledger).ok_or_else(|| {
         CliError::input("the ledger names no root: give the position (or -m and -n)")
     })?;
-    let rules = ledger
-        .facts()
-        .iter()
-        .find(|(_, o)| *o == origin)
-        .map_or(Rules::Standard, |(f, _)| f.position.rules());
-    match parse_position(&literal, None, rules)? {
+    let literal = fact
+        .root
+        .as_deref()
+        .expect("root_of names a fact with a root");
+    match parse_position(literal, None, fact.position.rules())? {
         AnyPosition::Narrow(p) => Ok(p),
         AnyPosition::Wide(_) => Err(CliError::input(format!(
             "{origin}: the root {literal} is too large for kalah prove"

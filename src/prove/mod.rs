@@ -537,18 +537,19 @@ pub fn merge(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
     Ok(merged)
 }
 
-/// The root most facts of `ledger` name, if any.
-pub fn root_of(ledger: &Ledger) -> Option<(String, Origin)> {
-    let mut count: HashMap<&str, (usize, &Origin)> = HashMap::new();
-    for (fact, origin) in ledger.facts() {
-        if let Some(root) = &fact.root {
-            count.entry(root).or_insert((0, origin)).0 += 1;
+/// The first fact (with where it was read) that names the root most facts of `ledger` name,
+/// if any: its `root` is that root, under its rules.
+pub fn root_of(ledger: &Ledger) -> Option<&(Fact, Origin)> {
+    let mut count: HashMap<&str, (usize, &(Fact, Origin))> = HashMap::new();
+    for entry in ledger.facts() {
+        if let Some(root) = &entry.0.root {
+            count.entry(root).or_insert((0, entry)).0 += 1;
         }
     }
     count
         .into_iter()
         .max_by_key(|(root, (n, _))| (*n, std::cmp::Reverse(*root)))
-        .map(|(root, (_, origin))| (root.to_owned(), origin.clone()))
+        .map(|(_, (_, entry))| entry)
 }
 
 /// Whether proof or disproof numbers say "never".

@@ -253,7 +253,8 @@ impl Tree {
         self.nodes[focus].threshold = beta;
         for &i in &below {
             let t = self.nodes[i].threshold;
-            for e in self.nodes[i].moves.clone() {
+            for k in 0..self.nodes[i].moves.len() {
+                let e = self.nodes[i].moves[k];
                 if let Some(c) = e.child {
                     self.nodes[c].threshold = match e.kind {
                         EdgeKind::ExtraTurn => t - e.gain,
