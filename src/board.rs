@@ -109,6 +109,13 @@ impl<L: Lanes> Board<L> {
         self.houses.lane(self.houses_per_side() + i)
     }
 
+    /// Every house as a byte (clamped to 255), the mover's `0..m` then the opponent's
+    /// `m..2m`: a cheap read of all of them at once, for indexing.
+    #[inline(always)]
+    pub fn house_bytes(self) -> [u8; 16] {
+        self.houses.low_bytes()
+    }
+
     /// Seeds on the mover's side.
     #[inline(always)]
     pub fn mover_seeds(self) -> u32 {
@@ -125,7 +132,12 @@ impl<L: Lanes> Board<L> {
     /// Seeds on the board (the *level* of the position).
     #[inline(always)]
     pub fn seeds(self) -> u32 {
-        self.houses.sum_range(0, 2 * self.houses_per_side())
+        // The lanes past the 2m houses are always empty.
+        debug_assert_eq!(
+            self.houses.sum_all(),
+            self.houses.sum_range(0, 2 * self.houses_per_side())
+        );
+        self.houses.sum_all()
     }
 
     /// The house-only key, normalised to the side to move, stores excluded.

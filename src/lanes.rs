@@ -48,12 +48,29 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
     fn add_range(&mut self, lo: usize, hi: usize, k: u32);
     /// Sum of the lanes of `[lo, hi)`.
     fn sum_range(self, lo: usize, hi: usize) -> u32;
+    /// Sum of every lane.
+    #[inline]
+    fn sum_all(self) -> u32 {
+        self.sum_range(0, Self::CAPACITY)
+    }
     /// Whether every lane of `[lo, hi)` is zero.
     fn is_zero_range(self, lo: usize, hi: usize) -> bool;
     /// Bit `i - lo` of the result is set when lane `i` of `[lo, hi)` is non-zero.
     fn nonzero_mask(self, lo: usize, hi: usize) -> u32;
     /// Exchanges lanes `[0, m)` with lanes `[m, 2m)` (`2m <= CAPACITY`; lanes above are zero).
     fn swap_halves(self, m: usize) -> Self;
+    /// Lanes `0..16` as bytes, each clamped to 255 (the databases index boards whose houses
+    /// fit a byte).
+    #[inline]
+    fn low_bytes(self) -> [u8; 16] {
+        std::array::from_fn(|i| {
+            if i < Self::CAPACITY {
+                self.lane(i).min(255) as u8
+            } else {
+                0
+            }
+        })
+    }
     /// A 64-bit digest of the lanes, for hashing into tables.
     fn digest(self) -> u64;
     /// A second 64-bit digest, mixed independently of [`Lanes::digest`]: a table that indexes
@@ -78,19 +95,26 @@ const WIDE_LANE_BITS: usize = 16;
 const WIDE_LANES_PER_WORD: usize = 4;
 const WIDE_ONES: u64 = u64::MAX / 0xFFFF; // 0x0001_0001_0001_0001
 
-/// Bits of the lanes `[lo, hi)` of a narrow vector, all set.
+/// `NARROW_LOW[i]`: the bits of the narrow lanes `[0, i)`, all set (all 16 from `i = 16` on:
+/// 32 rows, so that an index masked to 5 bits needs no bounds check).
+const NARROW_LOW: [u128; 32] = {
+    let mut low = [u128::MAX; 32];
+    low[0] = 0;
+    let mut i = 1;
+    while i < 16 {
+        low[i] = (low[i - 1] << NARROW_LANE_BITS) | 0xFF;
+        i += 1;
+    }
+    low
+};
+
+/// Bits of the lanes `[lo, hi)` of a narrow vector (`lo, hi <= 16`), all set (none when
+/// `hi <= lo`): two reads of a table, where shifting a `u128` by a variable amount takes
+/// branches.
 #[inline(always)]
 fn narrow_mask(lo: usize, hi: usize) -> u128 {
-    if hi <= lo {
-        return 0;
-    }
-    let bits = NARROW_LANE_BITS * (hi - lo);
-    let run = if bits >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << bits) - 1
-    };
-    run << (NARROW_LANE_BITS * lo)
+    debug_assert!(lo <= 16 && hi <= 16);
+    NARROW_LOW[hi & 31] & !NARROW_LOW[lo & 31]
 }
 
 impl Lanes for Narrow {
@@ -100,13 +124,22 @@ impl Lanes for Narrow {
 
     #[inline(always)]
     fn lane(self, i: usize) -> u32 {
-        (self.0 >> (NARROW_LANE_BITS * i)) as u32 & 0xFF
+        // One 64-bit half and a 64-bit shift: cheaper than shifting the u128.
+        let half = if i < 8 {
+            self.0 as u64
+        } else {
+            (self.0 >> 64) as u64
+        };
+        (half >> (NARROW_LANE_BITS * (i & 7))) as u32 & 0xFF
     }
 
     #[inline(always)]
     fn set_lane(&mut self, i: usize, v: u32) {
-        let shift = NARROW_LANE_BITS * i;
-        self.0 = (self.0 & !(0xFFu128 << shift)) | (u128::from(v) << shift);
+        let shift = NARROW_LANE_BITS * (i & 7);
+        let (mut low, mut high) = (self.0 as u64, (self.0 >> 64) as u64);
+        let half = if i < 8 { &mut low } else { &mut high };
+        *half = (*half & !(0xFFu64 << shift)) | (u64::from(v) << shift);
+        self.0 = u128::from(low) | u128::from(high) << 64;
     }
 
     #[inline(always)]
@@ -118,6 +151,11 @@ impl Lanes for Narrow {
     fn sum_range(self, lo: usize, hi: usize) -> u32 {
         // With the total <= 255 no partial sum carries, so the top byte of the product is the sum.
         ((self.0 & narrow_mask(lo, hi)).wrapping_mul(NARROW_ONES) >> 120) as u32
+    }
+
+    #[inline(always)]
+    fn sum_all(self) -> u32 {
+        (self.0.wrapping_mul(NARROW_ONES) >> 120) as u32
     }
 
     #[inline(always)]
@@ -143,6 +181,11 @@ impl Lanes for Narrow {
         let low = self.0 & narrow_mask(0, m);
         let shift = NARROW_LANE_BITS * m;
         Narrow((self.0 >> shift) | (low << shift))
+    }
+
+    #[inline(always)]
+    fn low_bytes(self) -> [u8; 16] {
+        self.0.to_le_bytes()
     }
 
     #[inline(always)]

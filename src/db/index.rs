@@ -74,7 +74,19 @@ pub struct Layout {
     sides: Vec<u64>,
     /// `offsets[k][a]` for `a` in `0..=k` (`offsets[k][k]` is the level's length).
     offsets: Vec<Vec<u64>>,
+    /// `bars[j][p] = C(p + j, j + 1)`: bar `j + 1`'s term of a rank, by the seeds `p` in the
+    /// houses before it (at most [`MAX_LEVEL`]), in fixed rows that need no bounds checks.
+    bars: Box<[[u64; BAR_ROW]; MAX_DB_HOUSES]>,
+    /// `flat[k * FLAT_ROW + a] = [offsets[k][a], N(k - a)]`: the two numbers
+    /// an index needs of its level, in one place.
+    flat: Box<[[u64; 2]]>,
 }
+
+/// Length of a row of [`Layout::bars`]: a power of two above [`MAX_LEVEL`], so that masking
+/// an index keeps it in the row.
+const BAR_ROW: usize = 128;
+/// Length of a row of [`Layout::flat`].
+const FLAT_ROW: usize = MAX_LEVEL as usize + 1;
 
 impl Layout {
     /// [`Layout::new`], or the error that says what databases index.
@@ -96,7 +108,7 @@ impl Layout {
         let sides: Vec<u64> = (0..=max_level as usize)
             .map(|s| binomials.get(s + m - 1, m - 1))
             .collect();
-        let offsets = (0..=max_level as usize)
+        let offsets: Vec<Vec<u64>> = (0..=max_level as usize)
             .map(|k| {
                 let mut row = vec![0u64; k + 1];
                 let mut acc = 0;
@@ -112,12 +124,26 @@ impl Layout {
                 row
             })
             .collect();
+        let mut bars = Box::new([[0u64; BAR_ROW]; MAX_DB_HOUSES]);
+        for (j, row) in bars.iter_mut().enumerate().take(m - 1) {
+            for (p, bar) in row.iter_mut().enumerate().take(max_level as usize + 1) {
+                *bar = binomials.get(p + j, j + 1);
+            }
+        }
+        let mut flat = vec![[0u64; 2]; FLAT_ROW * FLAT_ROW].into_boxed_slice();
+        for (k, row) in offsets.iter().enumerate() {
+            for (a, &offset) in row.iter().enumerate() {
+                flat[k * FLAT_ROW + a] = [offset, sides[k - a]];
+            }
+        }
         Some(Layout {
             m,
             max_level,
             binomials,
             sides,
             offsets,
+            bars,
+            flat,
         })
     }
 
@@ -204,14 +230,25 @@ impl Layout {
         if board.houses_per_side() != m {
             return None;
         }
-        let a = board.mover_seeds();
-        let b = board.opponent_seeds();
-        if a == 0 || b == 0 || a + b > self.max_level {
+        let bytes = board.house_bytes();
+        // Both ranks at once: the running seeds of each side, and bar j + 1's terms.
+        let (mut a, mut b) = (0usize, 0usize);
+        let (mut rm, mut ro) = (0u64, 0u64);
+        for j in 0..m - 1 {
+            a += usize::from(bytes[j]);
+            b += usize::from(bytes[m + j]);
+            // Past the top level the ranks mean nothing, and are not used.
+            let row = &self.bars[j];
+            rm += row[a & (BAR_ROW - 1)];
+            ro += row[b & (BAR_ROW - 1)];
+        }
+        a += usize::from(bytes[m - 1]);
+        b += usize::from(bytes[2 * m - 1]);
+        if a == 0 || b == 0 || a + b > self.max_level as usize {
             return None;
         }
-        let rm = self.rank_side((0..m).map(|i| board.mover_house(i)));
-        let ro = self.rank_side((0..m).map(|i| board.opponent_house(i)));
-        Some((a + b, self.entry(a, rm, b, ro)))
+        let [offset, columns] = self.flat[(a + b) * FLAT_ROW + a];
+        Some(((a + b) as u32, offset + rm * columns + ro))
     }
 
     /// The board at `entry` of level `k` (inverse of [`Layout::index`]).

@@ -454,21 +454,30 @@ impl Probe<'_> {
     /// Starts loading the entry of `board` (as [`Probe::f`] would find it).
     #[inline]
     pub fn prefetch<L: Lanes>(&self, board: Board<L>) {
-        if let Some((k, entry)) = self.layout.index(board) {
-            if let Some(byte) = self.levels[k as usize].entries.byte_of(entry) {
-                crate::memory::prefetch(byte);
-            }
+        if let Some((k, entry)) = self.locate(board) {
+            self.prefetch_at(k, entry);
         }
     }
 
-    /// f of `board`, whose game is not over and whose seeds are at most [`Probe::max_level`];
-    /// `Ok(None)` for another board. A [`Fault`] if the entry's block fails its check or the
-    /// entry is out of range: never a value then.
+    /// The level and entry of `board` ([`Probe::f_at`] reads it); `None` for a board not in
+    /// the database (finished, of other houses or above the top level).
     #[inline(always)]
-    pub fn f<L: Lanes>(&self, board: Board<L>) -> Result<Option<i32>, Fault> {
-        let Some((k, entry)) = self.layout.index(board) else {
-            return Ok(None);
-        };
+    pub fn locate<L: Lanes>(&self, board: Board<L>) -> Option<(u32, u64)> {
+        self.layout.index(board)
+    }
+
+    /// Starts loading entry `entry` of level `k` (from [`Probe::locate`]).
+    #[inline(always)]
+    pub fn prefetch_at(&self, k: u32, entry: u64) {
+        if let Some(byte) = self.levels[k as usize].entries.byte_of(entry) {
+            crate::memory::prefetch(byte);
+        }
+    }
+
+    /// f at entry `entry` of level `k` (from [`Probe::locate`]); a [`Fault`] as for
+    /// [`Probe::f`].
+    #[inline(always)]
+    pub fn f_at(&self, k: u32, entry: u64) -> Result<i32, Fault> {
         let level = &self.levels[k as usize];
         let block = (entry >> level.shift) as usize;
         if !level.checked[block] && level.level.check_block(block as u64).is_err() {
@@ -478,7 +487,18 @@ impl Probe<'_> {
         if u32::from(stored) > k {
             return Err(Fault { level: k, entry });
         }
-        Ok(Some(decode(stored, k)))
+        Ok(decode(stored, k))
+    }
+
+    /// f of `board`, whose game is not over and whose seeds are at most [`Probe::max_level`];
+    /// `Ok(None)` for another board. A [`Fault`] if the entry's block fails its check or the
+    /// entry is out of range: never a value then.
+    #[inline(always)]
+    pub fn f<L: Lanes>(&self, board: Board<L>) -> Result<Option<i32>, Fault> {
+        match self.locate(board) {
+            Some((k, entry)) => self.f_at(k, entry).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The error behind `fault`, naming the file.

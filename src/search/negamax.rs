@@ -19,7 +19,7 @@ use crate::board::Board;
 use crate::db::tablebase::{Fault, Probe};
 use crate::lanes::Lanes;
 use crate::rules::Rules;
-use crate::search::tt::{self, EXACT_DEPTH, Entry, TranspositionTable};
+use crate::search::tt::{self, EXACT_DEPTH, Entry, Hashed, TranspositionTable};
 
 /// Most houses a side the search handles (the move list is a fixed array).
 const MAX_MOVES: usize = crate::rules::MAX_HOUSES;
@@ -200,7 +200,9 @@ struct Child<L: Lanes> {
     extra_turn: bool,
     game_over: bool,
     house: u8,
-    order: i32,
+    order: u32,
+    /// The child's level and entry in the databases, if it is in them.
+    at: Option<(u32, u64)>,
 }
 
 impl<L: Lanes> Child<L> {
@@ -292,10 +294,11 @@ pub fn search<L: Lanes>(
     if depth == 0 {
         return (horizon(seeds).clamp(lower, upper), 0);
     }
-    let key = board.key();
-    let mut tt_move = None;
     let use_table = seeds >= shared.tuning.tt_min_seeds && seeds <= tt::MAX_SEEDS;
-    if let Some(e) = use_table.then(|| shared.tt.probe(key)).flatten() {
+    // Hashed once for the probe and the store.
+    let hashed = use_table.then(|| Hashed::of(board.key()));
+    let mut tt_move = None;
+    if let Some(e) = hashed.and_then(|h| shared.tt.probe_hashed(h)) {
         tt_move = e.best;
         if e.depth >= depth {
             if e.lower >= beta || e.lower == e.upper {
@@ -329,6 +332,7 @@ pub fn search<L: Lanes>(
         game_over: false,
         house: 0,
         order: 0,
+        at: None,
     }; MAX_MOVES];
     let mut count = 0;
     let mut movable = board.movable();
@@ -336,21 +340,28 @@ pub fn search<L: Lanes>(
         let h = movable.trailing_zeros() as usize;
         movable &= movable - 1;
         let (next, s) = board.sow(h, shared.rules);
+        let mut at = None;
         if !s.game_over {
             // A child in the databases is read from them, never from the table.
             match shared.db {
-                Some(db) if next.seeds() <= db.max_level() => db.prefetch(next),
+                Some(db) if next.seeds() <= db.max_level() => {
+                    at = db.locate(next);
+                    if let Some((k, entry)) = at {
+                        db.prefetch_at(k, entry);
+                    }
+                }
                 _ if use_table => shared.tt.prefetch(next.key()),
                 _ => {}
             }
         }
         let gain = s.gain();
+        // Non-negative and below 2^21: the sort key adds 4 bits.
         let order = if tt_move == Some(h) {
             1 << 20
         } else if s.extra_turn {
-            (1 << 19) + h as i32
+            (1 << 19) + h as u32
         } else {
-            ((gain + 256) << 5) + h as i32
+            ((gain + 256) as u32) << 5 | h as u32
         };
         children[count] = Child {
             board: next,
@@ -359,34 +370,49 @@ pub fn search<L: Lanes>(
             game_over: s.game_over,
             house: h as u8,
             order,
+            at,
         };
         count += 1;
     }
-    let children = &mut children[..count];
-    // Insertion sort, best first: at most a handful of moves.
-    for i in 1..children.len() {
+    // The moves best first, as indices into `children`: an insertion sort of the keys, each
+    // `order << 4 | index` (the children themselves are not moved).
+    let mut keys = [0u32; MAX_MOVES];
+    for (i, c) in children[..count].iter().enumerate() {
+        let key = c.order << 4 | i as u32;
         let mut j = i;
-        while j > 0 && children[j - 1].order < children[j].order {
-            children.swap(j - 1, j);
+        while j > 0 && keys[j - 1] < key {
+            keys[j] = keys[j - 1];
             j -= 1;
         }
+        keys[j] = key;
     }
+    let mut sorted = [0u8; MAX_MOVES];
+    for (i, key) in keys[..count].iter().enumerate() {
+        sorted[i] = (key & 0xF) as u8;
+    }
+    let sorted = &sorted[..count];
 
     // Enhanced transposition cut-off: a child already in the table may refute this node, or
     // prove its own move too weak to matter (its value at most alpha), which then needs no
     // search: its bound joins the result as it is.
     let mut best = i32::MIN;
-    let mut best_move = children[0].house as usize;
+    let mut best_move = children[sorted[0] as usize].house as usize;
+    // Children (by index) that need no search.
     let mut skip = 0u32;
     // Moves into the databases are valued at once, exactly: they need no search, may refute
     // the node, and raise alpha for the others.
     if let Some(db) = shared.db {
-        for (i, c) in children.iter().enumerate() {
-            if c.game_over || c.board.seeds() > db.max_level() {
+        for &i in sorted {
+            let c = &children[i as usize];
+            let Some((k, entry)) = c.at else {
                 continue;
-            }
-            let Some(f) = shared.db_f(db, abort, c.board) else {
-                return (0, 0);
+            };
+            let f = match db.f_at(k, entry) {
+                Ok(f) => f,
+                Err(fault) => {
+                    shared.fail(fault, abort);
+                    return (0, 0);
+                }
             };
             let v = c.value(f);
             if v >= beta {
@@ -401,11 +427,15 @@ pub fn search<L: Lanes>(
         alpha = alpha.max(best);
     }
     if seeds >= shared.tuning.etc_min_seeds {
-        for (i, c) in children.iter().enumerate() {
+        for &i in sorted {
+            let c = &children[i as usize];
             if c.game_over {
                 if c.gain >= beta {
                     return (c.gain, depth);
                 }
+                continue;
+            }
+            if skip >> i & 1 != 0 {
                 continue;
             }
             let Some(e) = shared.tt.probe(c.board.key()) else {
@@ -434,15 +464,16 @@ pub fn search<L: Lanes>(
         }
     }
 
-    // Keep only the moves still to search, in order.
+    // The moves still to search, in order.
+    let mut todo = [0u8; MAX_MOVES];
     let mut kept = 0;
-    for i in 0..children.len() {
+    for &i in sorted {
         if skip >> i & 1 == 0 {
-            children[kept] = children[i];
+            todo[kept] = i;
             kept += 1;
         }
     }
-    let children = &children[..kept];
+    let todo = &todo[..kept];
 
     let nodes_before = local.searched;
     let mut parallel_nodes = 0;
@@ -450,12 +481,14 @@ pub fn search<L: Lanes>(
         ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds;
     // Young brothers wait: near the root, once the first move is searched alone, the others
     // go in parallel; elsewhere one after another.
-    for (i, c) in children.iter().enumerate() {
-        if split_here && i > 0 && children.len() - i >= 2 {
+    for (n, &i) in todo.iter().enumerate() {
+        let c = &children[i as usize];
+        if split_here && n > 0 && todo.len() - n >= 2 {
             let split = abort.child();
-            let results: Vec<(i32, u8, usize, u64)> = children[i..]
+            let results: Vec<(i32, u8, usize, u64)> = todo[n..]
                 .par_iter()
-                .map(|c| {
+                .map(|&i| {
+                    let c = &children[i as usize];
                     let mut mine = Local::default();
                     let (v, d) =
                         search_child(shared, &mut mine, &split, c, alpha, beta, child_depth, ply);
@@ -511,8 +544,8 @@ pub fn search<L: Lanes>(
         } else {
             (best, best)
         };
-        shared.tt.store(
-            key,
+        shared.tt.store_hashed(
+            hashed.expect("hashed where the table is used"),
             Entry {
                 lower: lo,
                 upper: hi,

@@ -148,6 +148,25 @@ impl std::fmt::Display for TableAllocError {
 
 impl std::error::Error for TableAllocError {}
 
+/// A key's two digests, computed once for a node's probe and store.
+#[derive(Clone, Copy, Debug)]
+pub struct Hashed {
+    digest: u64,
+    /// The check word (odd: never the 0 of an empty slot).
+    check: u64,
+}
+
+impl Hashed {
+    /// The digests of `key`.
+    #[inline(always)]
+    pub fn of<L: Lanes>(key: L) -> Hashed {
+        Hashed {
+            digest: key.digest(),
+            check: key.check_digest() | 1,
+        }
+    }
+}
+
 impl TranspositionTable {
     /// Bytes in a bucket.
     pub const BUCKET_BYTES: usize = BUCKET_BYTES;
@@ -231,8 +250,14 @@ impl TranspositionTable {
 
     #[inline(always)]
     fn bucket<L: Lanes>(&self, key: L) -> (usize, u64) {
+        self.bucket_of(Hashed::of(key))
+    }
+
+    /// The first word of the bucket of `hashed`, and its check word.
+    #[inline(always)]
+    fn bucket_of(&self, hashed: Hashed) -> (usize, u64) {
         let active = self.active.load(Ordering::Relaxed);
-        let digest = key.digest();
+        let digest = hashed.digest;
         // A prefix growing by doublings is indexed by the digest's low bits, so that a doubling
         // leaves half the boards where they were; a whole table of any size by its high bits.
         let index = if active.is_power_of_two() {
@@ -240,7 +265,22 @@ impl TranspositionTable {
         } else {
             ((u128::from(digest) * active as u128) >> 64) as usize
         };
-        (index * BUCKET_WORDS, key.check_digest() | 1)
+        (index * BUCKET_WORDS, hashed.check)
+    }
+
+    /// [`TranspositionTable::probe`] of a key hashed once for the probe and the store of
+    /// one node.
+    #[inline]
+    pub fn probe_hashed(&self, hashed: Hashed) -> Option<Entry> {
+        let (base, check) = self.bucket_of(hashed);
+        let slots = &self.words[base..base + BUCKET_WORDS];
+        for pair in slots.chunks_exact(ENTRY_WORDS) {
+            let data = pair[1].load(Ordering::Relaxed);
+            if pair[0].load(Ordering::Relaxed) ^ data == check {
+                return Some(Entry::unpack(data));
+            }
+        }
+        None
     }
 
     /// Starts loading the bucket of `key` into the cache, for a probe soon after.
@@ -253,21 +293,22 @@ impl TranspositionTable {
     /// What the table holds for `key`, if anything.
     #[inline]
     pub fn probe<L: Lanes>(&self, key: L) -> Option<Entry> {
-        let (base, check) = self.bucket(key);
-        let slots = &self.words[base..base + BUCKET_WORDS];
-        for pair in slots.chunks_exact(ENTRY_WORDS) {
-            let data = pair[1].load(Ordering::Relaxed);
-            if pair[0].load(Ordering::Relaxed) ^ data == check {
-                return Some(Entry::unpack(data));
-            }
-        }
-        None
+        self.probe_hashed(Hashed::of(key))
     }
 
     /// Records `entry` for `key` (see the replacement policy in the module docs).
     #[inline]
     pub fn store<L: Lanes>(&self, key: L, entry: Entry) {
-        let (base, check) = self.bucket(key);
+        self.store_hashed(Hashed::of(key), entry)
+    }
+
+    /// [`TranspositionTable::store`] of a key hashed once (see
+    /// [`TranspositionTable::probe_hashed`]); if the table grew since, the entry goes where
+    /// the key was, and a later probe may miss it (never find a wrong one: the check word
+    /// is the key's).
+    #[inline]
+    pub fn store_hashed(&self, hashed: Hashed, entry: Entry) {
+        let (base, check) = self.bucket_of(hashed);
         let slots = &self.words[base..base + BUCKET_WORDS];
         let mut victim = 0;
         // Work is below 64, so an exact entry's rank (work + 64) fits in a u8.

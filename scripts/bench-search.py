@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""The search benchmark: exact solves on equal levels, one thread, nodes and speed apart.
+
+Runs a fixed suite and prints one Markdown row a solve and a total:
+- the starts of standard Kalah(6,4) (levels 0..24 and 0..32) and Kalah(6,5) (levels 0..32),
+  value only (`kalah solve --value-only`);
+- subtrees of standard Kalah(6,6) from data/kalah66-subtrees.json (the positions sampled by
+  scripts/kalah66-subtrees.py), each solved with `kalah analyze` (the value of every move),
+  on the levels 0..K they were measured with.
+
+A row whose levels the database does not hold is skipped and said so. Each solve runs --repeat
+times (default 3) and keeps its fastest time: the node count is the same every time (one
+thread), so a change in it is a change in the tree, and a change in nodes a second with the
+same count is a change in speed.
+
+Usage: scripts/bench-search.py [--kalah BIN] [--db DIR] [--repeat R] [--threads T]
+                               [--suite starts|subtrees|all] [--json FILE]
+--db defaults to the database home. --threads 2 also runs the starts on two threads (the
+Kalah(6,5) target is on 2 threads).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Subtrees: records of data/kalah66-subtrees.json solved on these levels with 1e6 to 7e6
+# nodes when measured (0.5 to 4 s each): 23 positions, about a minute a pass.
+SUBTREE_LEVELS = (24, 28, 32)
+SUBTREE_MIN_NODES = 1_000_000
+SUBTREE_MAX_NODES = 7_000_000
+
+
+def machine():
+    model = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def levels_present(db, houses, rules="standard"):
+    """The highest K such that the levels 0..K are all in `db`."""
+    top = -1
+    while (Path(db) / f"kalah-{houses}-{rules}-{top + 1:03}.kdb").exists():
+        top += 1
+    return top
+
+
+def run(cmd):
+    started = time.monotonic()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    wall = time.monotonic() - started
+    return json.loads(out), wall
+
+
+def suite(args):
+    rows = []
+    if args.suite in ("starts", "all"):
+        # Kalah(6,5) on the levels 0..24 would take ten minutes: it runs on 0..32 only.
+        for seeds, k in ((4, 24), (4, 32), (5, 32)):
+            for threads in sorted({1, args.threads}):
+                rows.append(
+                    {
+                        "name": f"Kalah(6,{seeds}) start",
+                        "k": k,
+                        "threads": threads,
+                        "cmd": ["solve", "-m", "6", "-n", str(seeds), "--value-only"],
+                    }
+                )
+    if args.suite in ("subtrees", "all"):
+        data = json.load(open(ROOT / "data" / "kalah66-subtrees.json"))
+        seen = set()
+        for r in data["records"]:
+            if (
+                r.get("command") != "analyze"
+                or r.get("timed_out")
+                or r["max_level"] not in SUBTREE_LEVELS
+                or not SUBTREE_MIN_NODES <= r.get("nodes", 0) <= SUBTREE_MAX_NODES
+                or (r["position"], r["max_level"]) in seen
+            ):
+                continue
+            seen.add((r["position"], r["max_level"]))
+            rows.append(
+                {
+                    "name": r["position"],
+                    "k": r["max_level"],
+                    "threads": 1,
+                    "cmd": ["analyze", r["position"]],
+                }
+            )
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--kalah", default=str(ROOT / "target" / "release" / "kalah"))
+    p.add_argument("--db", default=None, help="database directory (default: the home)")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1, choices=range(1, 65), metavar="T")
+    p.add_argument("--suite", default="all", choices=["starts", "subtrees", "all"])
+    p.add_argument("--json", default=None, help="also write the rows to this file")
+    args = p.parse_args()
+    if not 1 <= args.repeat <= 100:
+        p.error("--repeat: 1 to 100")
+    db = args.db or os.environ.get("KALAH_DB") or str(
+        Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "kalah"
+    )
+    top = levels_present(db, 6)
+    print(f"machine: {machine()}; database {db}: levels 0..{top}")
+    print()
+    print("| solve | levels | threads | value | nodes | best time | nodes/s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    done = []
+    skipped = 0
+    for row in suite(args):
+        if row["k"] > top:
+            skipped += 1
+            continue
+        cmd = [args.kalah, *row["cmd"], "--db", db, "--max-level", str(row["k"])]
+        cmd += ["--threads", str(row["threads"]), "--json"]
+        best = None
+        nodes = set()
+        for _ in range(args.repeat):
+            out, _wall = run(cmd)
+            ms = out["time_ms"]
+            nodes.add(out["nodes"])
+            best = ms if best is None else min(best, ms)
+        value = out["value"]
+        n = max(nodes)
+        rate = n / max(best, 1) / 1000
+        spread = "" if len(nodes) == 1 else f" (counts {min(nodes)}..{max(nodes)})"
+        print(
+            f"| {row['name']} | 0..{row['k']} | {row['threads']} | {value:+} | {n}{spread} "
+            f"| {best / 1000:.2f} s | {rate:.2f} M |"
+        )
+        done.append({**row, "value": value, "nodes": n, "best_ms": best})
+        sys.stdout.flush()
+    ones = [r for r in done if r["threads"] == 1]
+    for label, group in (
+        ("starts", [r for r in ones if r["cmd"][0] == "solve"]),
+        ("subtrees", [r for r in ones if r["cmd"][0] == "analyze"]),
+    ):
+        if group:
+            nodes = sum(r["nodes"] for r in group)
+            ms = sum(r["best_ms"] for r in group)
+            print(
+                f"| **{label}, one thread: {len(group)} solves** | | 1 | | {nodes} "
+                f"| {ms / 1000:.2f} s | {nodes / max(ms, 1) / 1000:.2f} M |"
+            )
+    if skipped:
+        print(f"\n{skipped} solves skipped: their levels are not in {db}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine(), "db": db, "rows": done}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
