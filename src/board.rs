@@ -175,7 +175,7 @@ impl<L: Lanes> Board<L> {
     ///
     /// Precondition: `h < m`, the house is non-empty and the game is not finished. Breaking it
     /// is a logic error (checked in debug builds); [`crate::Position::play`] checks it.
-    #[inline]
+    #[inline(always)]
     pub fn sow(self, h: usize, rules: Rules) -> (Self, Sowing) {
         let m = self.houses_per_side();
         let lanes = 2 * m;

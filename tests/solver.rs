@@ -91,6 +91,29 @@ fn random_setup(rng: &mut Rng, m: usize, max_seeds: u64) -> Setup {
     }
 }
 
+/// Iterative deepening cut short by its node budget (after a few nodes, or none) leaves every
+/// value as it was: it only changes where the exact search starts.
+#[test]
+fn a_deepening_budget_changes_no_value() {
+    let mut rng = Rng::new(66);
+    let mut memo = [HashMap::new(), HashMap::new()];
+    for i in 0..160 {
+        let m = 2 + rng.below(5) as usize;
+        let setup = random_setup(&mut rng, m, 12);
+        let rules = Rules::ALL[i % 2];
+        let naive = naive_value(&RefPosition::from_setup(&setup, rules), &mut memo[i % 2]);
+        let pos = AnyPosition::from_setup(&setup, rules).unwrap();
+        let budget = [0, 1, 50, 5000][i % 4];
+        let v = with_position!(pos, p => {
+            let mut config = config(Algorithm::Mtdf, 1 + i % 2);
+            config.tuning.deepening_nodes = budget;
+            let solver = Solver::new(p.houses_per_side(), rules, config).unwrap();
+            solver.analyze(&p, false, &mut |_| {}).unwrap().value
+        });
+        assert_eq!(v, naive, "{setup} {rules} deepening budget {budget}");
+    }
+}
+
 #[test]
 fn random_positions_match_the_naive_solver() {
     let mut rng = Rng::new(2024);

@@ -239,6 +239,7 @@ impl Default for Tuning {
             tt_min_seeds: 3,
             deepening_step: 3,
             deepening_max: 18,
+            deepening_nodes: 16_000_000,
         }
     }
 }
@@ -513,9 +514,14 @@ impl Solver {
         let tuning = self.config.tuning;
         let mut g = guess;
         if tuning.deepening_step > 0 {
+            let limit = self.nodes().saturating_add(tuning.deepening_nodes);
             let mut depth = tuning.deepening_step;
             while depth <= tuning.deepening_max {
-                let (v, resolved) = self.mtdf_at(board, g, depth, progress)?;
+                let Some((v, resolved)) = self.mtdf_at_limited(board, g, depth, progress, limit)?
+                else {
+                    // Out of nodes: the exact search starts from the last iteration's value.
+                    break;
+                };
                 if resolved == EXACT_DEPTH {
                     return Ok(v);
                 }
@@ -535,6 +541,21 @@ impl Solver {
         depth: u8,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(i32, u8), SolveError> {
+        Ok(self
+            .mtdf_at_limited(board, guess, depth, progress, u64::MAX)?
+            .expect("no node limit"))
+    }
+
+    /// [`Solver::mtdf_at`], given up (`Ok(None)`) once this solver's node count reaches
+    /// `node_limit`.
+    fn mtdf_at_limited<L: Lanes>(
+        &self,
+        board: Board<L>,
+        guess: i32,
+        depth: u8,
+        progress: &mut dyn FnMut(&Progress),
+        node_limit: u64,
+    ) -> Result<Option<(i32, u8)>, SolveError> {
         let (mut lower, mut upper) = f_bounds(board.seeds(), self.rules);
         // The depth to which the bounds hold: to the end, unless the table narrowed them.
         let mut resolved = EXACT_DEPTH;
@@ -555,7 +576,9 @@ impl Solver {
         }
         while lower < upper {
             let beta = if g <= lower { lower + 2 } else { g };
-            let (v, d) = self.null_window(board, beta, depth)?;
+            let Some((v, d)) = self.null_window_limited(board, beta, depth, node_limit)? else {
+                return Ok(None);
+            };
             resolved = resolved.min(d);
             if v < beta {
                 upper = v;
@@ -571,7 +594,7 @@ impl Solver {
                 elapsed: self.started.elapsed(),
             });
         }
-        Ok((lower, resolved))
+        Ok(Some((lower, resolved)))
     }
 
     /// One null-window search with window (beta - 1, beta), `depth` plies deep, on the pool.
