@@ -158,6 +158,26 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Asks the OS to drop the cached pages of `file`, which must be synced (clean pages only are
+/// dropped; Linux `posix_fadvise(POSIX_FADV_DONTNEED)`, elsewhere nothing). Only advice: the
+/// file is unchanged, and the next read or map loads it again.
+///
+/// A level just written sits in the page cache in the small pieces the writes made, and a map
+/// of it then costs a TLB miss on nearly every probe; dropped, it comes back through the
+/// huge-page advice of [`map_file`] in 2 MiB pieces (measured: Kalah(6,4), levels 0..24, one
+/// thread, 2.3-2.6 s with the levels as written, 1.9 s once reloaded).
+pub fn drop_cached(file: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // Safety: posix_fadvise only reads its integer arguments; the descriptor is open while
+        // `file` is borrowed; the advice never changes the file's bytes or any memory of ours.
+        let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 /// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).
 #[inline(always)]
 pub fn prefetch<T>(slot: &T) {

@@ -858,7 +858,10 @@ pub(crate) fn write_level_from(
         header.table_checksum = table_checksum(&table);
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&header.to_bytes())?;
-        file.sync_all()
+        file.sync_all()?;
+        // Synced, so its pages are clean: read again, they come back in huge pages.
+        crate::memory::drop_cached(file);
+        Ok(())
     })?;
     #[cfg(unix)]
     if let Some(dir) = path.parent() {
