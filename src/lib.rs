@@ -49,6 +49,7 @@
 
 pub mod analysis;
 pub mod board;
+pub mod book;
 pub mod bots;
 pub mod db;
 pub mod files;

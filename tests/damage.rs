@@ -371,6 +371,46 @@ fn format_1_files_are_refused_until_upgraded_to_the_same_entries() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("kalah db upgrade"), "{err}");
 
+    // A format 1 header with a level no database has, or another file's level, or a current
+    // file cut short: each refused by name, no panic, nothing written, nothing left behind.
+    let hostile = fresh_dir("damage-v1-hostile");
+    let cases: [(u32, &str); 3] = [
+        (1000, "level 1000"),
+        (u32::MAX, "level 4294967295"),
+        (7, "level 7"),
+    ];
+    for (level, said) in cases {
+        let bytes = std::fs::read(file(&old, 8)).unwrap();
+        let mut header = HeaderV1::from_bytes(&bytes).unwrap();
+        header.level = level;
+        let mut v1 = header.to_bytes().to_vec();
+        v1.extend_from_slice(&bytes[v1.len()..]);
+        std::fs::write(file(&hostile, 8), &v1).unwrap();
+        let out = kalah(&["db", "upgrade", "--dir", hostile.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{level}: {err}");
+        assert!(
+            err.contains(said) && err.contains("name says"),
+            "{level}: {err}"
+        );
+        assert_eq!(std::fs::read(file(&hostile, 8)).unwrap(), v1, "left alone");
+        let names: Vec<_> = std::fs::read_dir(&hostile)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+    }
+    let current = std::fs::read(file(&fresh, 8)).unwrap();
+    std::fs::write(file(&hostile, 8), &current[..current.len() - 5]).unwrap();
+    let out = kalah(&["db", "upgrade", "--dir", hostile.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a cut file is not \"already current\""
+    );
+    let _ = std::fs::remove_dir_all(&hostile);
+
     // A damaged format 1 file is not upgraded; the others are.
     upgrades_to_the_fresh_build(&old, &fresh, 8);
 }

@@ -519,3 +519,35 @@ fn the_tests_never_see_a_database_home() {
     assert_eq!(v["db"], serde_json::Value::Null);
     assert!(!cli_common::missing_db_home().exists());
 }
+
+#[test]
+fn a_home_that_cannot_be_a_directory_is_an_error_not_silence() {
+    let (home, _) = fresh_home("not-a-dir");
+    let file = home.join("a-file");
+    std::fs::write(&file, "not a directory\n").unwrap();
+    // XDG_DATA_HOME names a file: its kalah/ cannot exist.
+    let mut command = in_home(&home);
+    command.env("XDG_DATA_HOME", &file);
+    let out = run(command, &["query", SMALL]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the database home") && err.contains("XDG_DATA_HOME"),
+        "{err}"
+    );
+    // KALAH_DB names a file: `db build` says so, not "File exists".
+    let mut command = in_home(&home);
+    command.env(DB_HOME_VAR, &file);
+    let out = run(
+        command,
+        &["db", "build", "--houses", "2", "--max-seeds", "2"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("is not a directory"), "{err}");
+    // --no-db still answers.
+    let mut command = in_home(&home);
+    command.env("XDG_DATA_HOME", &file);
+    ok(command, &["query", SMALL, "--no-db"]);
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -200,6 +200,14 @@ fn records_round_trip_and_bad_lines_are_named() {
     );
     let err = Record::parse("variant: Kalah(3,2)\nrules: standard\nsouth 7\n").unwrap_err();
     assert!(err.to_string().contains("does not exist"), "{err}");
+    // A header field twice is refused, not read as its last value.
+    let err = Record::parse("variant: Kalah(3,2)\nrules: standard\nvariant: Kalah(4,4)\nsouth 1\n")
+        .unwrap_err();
+    assert_eq!(err.line, 3, "{err}");
+    assert!(
+        err.to_string().contains("given twice (first on line 1)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -336,6 +336,11 @@ fn a_search_past_its_budget_is_a_422_and_frees_its_slot() {
     assert_eq!(status, 422, "{got}");
     assert_eq!(got["reason"], "budget");
     assert_eq!(got["budget_ms"], 1500);
+    // The Kalah(6,6) campaign's ledger, built into kalah, bounds it: said with the 422.
+    let upper = got["ledger_bounds"]["upper"]
+        .as_i64()
+        .expect("bounds from the ledger");
+    assert!(upper < 72, "{got}");
     assert!(started.elapsed() < Duration::from_secs(10));
     // The slot is free again, and a small search fits the budget.
     let (status, got) = server.get("/api/v1/start?houses=3&seeds=2");

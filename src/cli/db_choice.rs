@@ -37,11 +37,15 @@ pub struct DbChoice {
 impl DbChoice {
     /// The directory to read for any variant (a bot meets several board sizes): --db if
     /// given; else the database home if it exists; else none.
-    pub fn dir(&self) -> Option<PathBuf> {
+    /// An error if the home is there but cannot be a directory.
+    pub fn dir(&self) -> Result<Option<PathBuf>, CliError> {
         match (&self.db, self.no_db) {
-            (_, true) => None,
-            (Some(dir), false) => Some(dir.clone()),
-            (None, false) => kalah::db::home::home().filter(|home| home.is_dir()),
+            (_, true) => Ok(None),
+            (Some(dir), false) => Ok(Some(dir.clone())),
+            (None, false) => match kalah::db::home::home() {
+                Some(home) if home_usable(&home)? => Ok(Some(home)),
+                _ => Ok(None),
+            },
         }
     }
 
@@ -57,8 +61,9 @@ impl DbChoice {
         let Some(home) = kalah::db::home::home() else {
             return Ok(None);
         };
-        // A home that is not there (or is empty) simply holds no database.
-        if !home.exists() {
+        // A home that is not there (or is empty) simply holds no database; one that cannot
+        // be a directory (XDG_DATA_HOME names a file, say) is an error, not silence.
+        if !home_usable(&home)? {
             return Ok(None);
         }
         match levels_in(&home, houses, rules) {
@@ -104,7 +109,7 @@ impl DbChoice {
     /// An error if --db names a directory without a level file, or if a database found cannot
     /// be opened.
     pub fn open_every(&self) -> Result<Vec<Arc<Tablebase>>, CliError> {
-        let Some(dir) = self.dir() else {
+        let Some(dir) = self.dir()? else {
             return Ok(Vec::new());
         };
         let listing = level_files(&dir).map_err(|e| {
@@ -189,14 +194,38 @@ pub fn files_json(db: Option<&Tablebase>) -> serde_json::Value {
     }
 }
 
-/// `--dir` of the `db` commands: the directory given, else the database home.
+/// `--dir` of the `db` commands: the directory given, else the database home (an error if it
+/// is there and is not a directory).
 pub fn dir_or_home(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
     match dir {
         Some(dir) => Ok(dir.clone()),
-        None => kalah::db::home::home().ok_or_else(|| {
-            CliError::input(format!(
-                "no database home: give --dir DIR, or set {HOME_VAR} or HOME"
-            ))
-        }),
+        None => {
+            let home = kalah::db::home::home().ok_or_else(|| {
+                CliError::input(format!(
+                    "no database home: give --dir DIR, or set {HOME_VAR} or HOME"
+                ))
+            })?;
+            home_usable(&home)?;
+            Ok(home)
+        }
+    }
+}
+
+/// Whether the database home `home` is there (a directory): `false` if it is not there at
+/// all, an error naming where it came from if it cannot be one (a file, or below a file) or
+/// cannot be looked at.
+fn home_usable(home: &std::path::Path) -> Result<bool, CliError> {
+    let unusable = |why: String| {
+        CliError::failure(format!(
+            "the database home {} {why} (it comes from {HOME_VAR}, else XDG_DATA_HOME, else \
+             HOME; --db DIR, or --dir DIR of the db commands, names another directory)",
+            home.display()
+        ))
+    };
+    match std::fs::metadata(home) {
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => Err(unusable("is not a directory".to_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(unusable(format!("cannot be read: {e}"))),
     }
 }

@@ -134,7 +134,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let db_dir = args.db.dir();
+    let db_dir = args.db.dir()?;
     let config = ClientConfig {
         host: args.host.trim().to_owned(),
         port: args.port,

@@ -2,6 +2,7 @@
 //! them to the library. Errors become one line on stderr and a non-zero exit code.
 
 mod args;
+mod books;
 mod completions;
 mod db;
 mod db_choice;

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::CliError;
 use super::args::{parse_position, print_json, rules_parser, side_parser};
+use super::books::{bounds_text, signed, value_range};
 use super::db_choice::DbChoice;
 use super::progress::{human_count, human_duration};
 
@@ -137,6 +138,28 @@ pub struct ProveArgs {
     #[arg(long, value_name = "FILE", num_args = 1.., requires = "ledger")]
     merge: Vec<PathBuf>,
 
+    /// Write an opening book instead of running a campaign: every board DEPTH sowings or
+    /// fewer below the root (0 to 16; extra turns count), solved exactly, each appended to
+    /// --ledger as an exact fact; boards the levels hold are left out. Resumes from the
+    /// ledger. `query`, `analyze` and `serve` answer at once from a book in the database home
+    /// (see docs/proofs.md#opening-books).
+    #[arg(long, value_name = "DEPTH", value_parser = clap::value_parser!(u32).range(0..=16), requires = "ledger", conflicts_with_all = ["status", "check", "merge", "all_moves", "jobs", "guess"])]
+    book: Option<u32>,
+
+    /// With --book: solve nothing, print the book's boards instead, one position a line
+    /// followed by its depth (`<...> 3`; with --json, `{"position":..., "depth":...}`), the
+    /// deepest last: to see a book's size, or to measure the search at its frontier
+    /// (scripts/book-frontier.py).
+    #[arg(long, requires = "book")]
+    list: bool,
+
+    /// With --book: the levels the book's readers will have, 0..=K [default: the levels
+    /// read]. Boards of K seeds or fewer are left out of the book (the readers' levels hold
+    /// them), those above are booked even when the levels read hold them: a book for readers
+    /// of the levels 0..24 can be solved faster with the levels 0..32.
+    #[arg(long, value_name = "K", requires = "book", value_parser = super::args::max_level())]
+    book_levels: Option<u32>,
+
     /// Print JSON: one object a test and one at the end (see docs/commands.md).
     #[arg(long)]
     json: bool,
@@ -171,7 +194,137 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
     if let Some(path) = &args.check {
         return run_check(&args, path);
     }
+    if let Some(depth) = args.book {
+        return run_book(&args, depth);
+    }
     run_campaign(&args)
+}
+
+/// `kalah prove --book DEPTH`: the book of the root to DEPTH, each board not yet exact in the
+/// ledgers solved and appended ([`kalah::book::make`]), with a progress bar.
+fn run_book(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
+    use kalah::book::{self, BookError};
+    use kalah::prove::ledger::LedgerWriter;
+    let own = args.ledger.as_ref().expect("clap requires --ledger");
+    let Some(root) = given_root(args)? else {
+        return Err(CliError::input(
+            "give the root: a position, or the start with -m M -n N",
+        ));
+    };
+    if args.list {
+        let top = match args.book_levels {
+            Some(k) => Some(k),
+            None => args
+                .db
+                .open(root.houses_per_side(), root.rules())?
+                .map(|db| db.max_level()),
+        };
+        for (p, d) in book::positions_to(&root, depth, top) {
+            if args.json {
+                print_json(&json!({"position": p.to_string(), "depth": d}));
+            } else {
+                println!("{p} {d}");
+            }
+        }
+        return Ok(());
+    }
+    let (solver, db) = campaign_solver(args, &root)?;
+    let mut writer = LedgerWriter::open(own).map_err(ledger_error)?;
+    let mut ledger = Ledger::new();
+    for path in std::iter::once(own).chain(&args.read) {
+        ledger.add_file(path).map_err(ledger_error)?;
+    }
+    let levels = match &db {
+        Some(db) => super::db_choice::files_line(db),
+        None => args.db.none_found(root.houses_per_side(), root.rules()),
+    };
+    let top = args.book_levels.or(db.as_ref().map(|db| db.max_level()));
+    let total = book::positions_to(&root, depth, top).len();
+    if !args.json {
+        eprintln!(
+            "book of {root} ({} houses, {} rules) to {depth} sowings: {total} boards; ledger {}; \
+             {levels}",
+            root.houses_per_side(),
+            root.rules(),
+            own.display(),
+        );
+    }
+    kalah::catch_interrupt();
+    let indicator = super::progress::Indicator::bar("book", total as u64, "boards");
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    let made = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if kalah::interrupted() {
+                    solver.cancel();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let made = book::make(
+            &root,
+            depth,
+            top,
+            &solver,
+            db.as_deref(),
+            &mut ledger,
+            &mut writer,
+            &mut |p| indicator.set_done(p.done as u64),
+        );
+        done.store(true, Ordering::Relaxed);
+        made
+    });
+    indicator.finish();
+    let made = match made {
+        Ok(made) => made,
+        Err(BookError::Solve(kalah::SolveError::Cancelled)) => {
+            eprintln!(
+                "interrupted: the board in flight is dropped, every one before it is in {}; the \
+                 same command resumes",
+                own.display()
+            );
+            return Err(CliError {
+                message: "interrupted".into(),
+                code: 130,
+            });
+        }
+        Err(BookError::Ledger(e)) => return Err(ledger_error(e)),
+        Err(e) => return Err(CliError::failure(format!("cannot write the book: {e}"))),
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    if args.json {
+        print_json(&json!({
+            "ledger": own.display().to_string(),
+            "position": root.to_string(),
+            "houses": root.houses_per_side(),
+            "rules": root.rules().as_str(),
+            "depth": depth,
+            "boards": made.boards,
+            "known": made.known,
+            "solved": made.solved,
+            "derived": made.derived,
+            "nodes": made.nodes,
+            "time_ms": (elapsed * 1000.0) as u64,
+        }));
+    } else {
+        println!(
+            "book of {root} ({} houses, {} rules) to {depth} sowings in {}: {} boards, {} known \
+             before, {} added now ({} searched, {} from their moves' values; {} nodes, \
+             {elapsed:.1} s)",
+            root.houses_per_side(),
+            root.rules(),
+            own.display(),
+            made.boards,
+            made.known,
+            made.solved,
+            made.solved - made.derived,
+            made.derived,
+            human_count(made.nodes),
+        );
+    }
+    Ok(())
 }
 
 /// The root given on the command line, if any.
@@ -288,57 +441,6 @@ fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> {
         AnyPosition::Wide(_) => Err(CliError::input(format!(
             "{origin}: the root {literal} is too large for kalah prove"
         ))),
-    }
-}
-
-/// "+4", "-2", "0": a value with its sign.
-fn signed(v: i32) -> String {
-    if v > 0 {
-        format!("+{v}")
-    } else {
-        v.to_string()
-    }
-}
-
-/// Bounds on a value for people: `+4`, `>= +2`, `<= -2`, `in [+2, +8]`, with what they mean
-/// for the side they are for: `(wins by 4)`, `(wins by at least 2)`, `(draws or better)`, ...
-fn bounds_text(b: Bounds, widest: Bounds) -> String {
-    let what = |v: i32| match v.cmp(&0) {
-        std::cmp::Ordering::Greater => format!("wins by {v}"),
-        std::cmp::Ordering::Equal => "draws".to_owned(),
-        std::cmp::Ordering::Less => format!("loses by {}", -v),
-    };
-    if b.is_exact() {
-        return format!("{} ({})", signed(b.lower), what(b.lower));
-    }
-    let low = b.lower > widest.lower;
-    let high = b.upper < widest.upper;
-    let verdict = if b.lower > 0 {
-        "wins".to_owned()
-    } else if b.upper < 0 {
-        "loses".to_owned()
-    } else if b.lower == 0 {
-        "draws or wins".to_owned()
-    } else if b.upper == 0 {
-        "draws or loses".to_owned()
-    } else {
-        "open".to_owned()
-    };
-    match (low, high) {
-        (true, false) => format!(">= {} ({verdict})", signed(b.lower)),
-        (false, true) => format!("<= {} ({verdict})", signed(b.upper)),
-        (true, true) => format!("in [{}, {}] ({verdict})", signed(b.lower), signed(b.upper)),
-        (false, false) => "unknown".to_owned(),
-    }
-}
-
-/// The widest bounds of `p`'s value (stores included): what its seeds allow.
-fn value_range(p: &Position<Narrow>) -> Bounds {
-    let w = Bounds::widest(p.seeds_on_board(), p.rules());
-    let stores = p.store_difference();
-    Bounds {
-        lower: w.lower + stores,
-        upper: w.upper + stores,
     }
 }
 

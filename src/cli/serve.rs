@@ -29,6 +29,7 @@ use tokio::sync::Semaphore;
 use tower::ServiceExt as _;
 
 use super::CliError;
+use super::books::BookArg;
 use super::db_choice::DbChoice;
 
 /// Serve exact values over HTTP: a JSON API for programs and an explorer page for people.
@@ -53,6 +54,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     db: DbChoice,
+
+    #[command(flatten)]
+    book: BookArg,
 
     /// Time a request may spend searching a position beyond the databases, in seconds (0.01
     /// to 60), counted from its arrival (waiting for a free search slot included).
@@ -93,8 +97,10 @@ const MAX_LOGGED_TARGET: usize = 300;
 
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let databases = args.db.open_every()?;
+    let book = args.book.open(&args.db, None)?;
     let api = api::Api::new(
         databases,
+        book,
         api::SearchSettings {
             budget: args.budget,
             slots: args.searches,
@@ -199,7 +205,7 @@ fn announce(addr: SocketAddr, api: &api::Api, json: bool) {
             .collect();
         println!(
             "{}",
-            json!({"listening": url, "databases": databases, "budget_ms": api.budget().as_millis() as u64})
+            json!({"listening": url, "databases": databases, "books": api.book().sources(), "book_facts": api.book().facts(), "budget_ms": api.budget().as_millis() as u64})
         );
     } else {
         let served: Vec<String> = dbs
@@ -218,8 +224,16 @@ fn announce(addr: SocketAddr, api: &api::Api, json: bool) {
         } else {
             format!("databases: {}", served.join(", "))
         };
+        let books = match api.book().sources().len() {
+            0 => "no opening book".to_owned(),
+            n => format!(
+                "opening books: {} facts in {n} ledger{}",
+                api.book().facts(),
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         println!(
-            "listening on {url} ({served}; searches within {} ms)",
+            "listening on {url} ({served}; {books}; searches within {} ms)",
             api.budget().as_millis()
         );
     }

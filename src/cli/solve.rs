@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
+use kalah::book::Book;
 use kalah::db::Tablebase;
 use kalah::{
     Algorithm, Analysis, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig, Variant,
@@ -16,6 +17,7 @@ use super::CliError;
 use super::args::{
     PositionArg, RulesArg, header, parse_position, print_json, rules_parser, side_text,
 };
+use super::books::{BookArg, book_error, bounds_text, value_range};
 use super::db_choice::DbChoice;
 use super::progress::Indicator;
 use super::table_file::TableFileArgs;
@@ -115,11 +117,6 @@ impl SearchDb {
             (None, _) => self.none.clone(),
         }
     }
-
-    /// The files read, if any: levels built in memory serve the search only.
-    fn files(&self) -> Option<&Tablebase> {
-        self.tablebase.as_deref().filter(|_| self.built.is_none())
-    }
 }
 
 impl SearchArgs {
@@ -136,6 +133,18 @@ impl SearchArgs {
             Some(_) => None,
             None => self.db.open(houses, rules)?,
         };
+        self.prepare_given(houses, rules, seeds, files)
+    }
+
+    /// [`SearchArgs::prepare`] with the database files already opened (`None`: none found,
+    /// or --memory-db).
+    fn prepare_given(
+        &self,
+        houses: usize,
+        rules: Rules,
+        seeds: u32,
+        files: Option<Arc<Tablebase>>,
+    ) -> Result<(SolverConfig, SearchDb), CliError> {
         if let Some(tablebase) = files {
             let config = self.config(houses, seeds, Some(tablebase.max_level()));
             let db = SearchDb {
@@ -243,14 +252,17 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
+    book: BookArg,
+    #[command(flatten)]
     table: TableFileArgs,
 }
 
 /// The exact value of a position and of every legal move, read from the endgame database when
-/// the position has few enough seeds on the board (at once), searched otherwise (probing the
-/// database inside the search).
+/// the position has few enough seeds on the board (at once), or from an opening book when one
+/// proves it (at once; see --no-book), searched otherwise (probing the database inside the
+/// search).
 ///
-/// Same output as `analyze`, plus "source": "database" or "search".
+/// Same output as `analyze`, plus "source": "database", "ledger" or "search".
 ///
 /// POSITION `-` reads positions from stdin, one a line (blank lines and `#` comments skipped),
 /// and answers each in turn, one JSON object a line with --json: the databases are opened once
@@ -266,6 +278,8 @@ pub struct QueryArgs {
     rules: RulesArg,
     #[command(flatten)]
     search: SearchArgs,
+    #[command(flatten)]
+    book: BookArg,
 }
 
 pub fn run_query(args: QueryArgs) -> Result<(), CliError> {
@@ -273,16 +287,21 @@ pub fn run_query(args: QueryArgs) -> Result<(), CliError> {
         return query_batch(&args);
     }
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => query_in_batch(&p, &args.search, &mut None, false))
+    with_position!(pos, p => query_in_batch(&p, &args, &mut None, false))
 }
 
 /// What `kalah query -` keeps from one position to the next: set up for the first position
 /// (its houses, and with --memory-db its seeds), one solver whose table stays warm.
 struct Batch {
     houses: usize,
-    config: SolverConfig,
-    db: SearchDb,
+    /// The database files read (none with --memory-db).
+    files: Option<Arc<Tablebase>>,
+    /// The search's settings and databases, set up for the first position searched (levels
+    /// built in memory only then: positions answered at once never wait for them).
+    search: Option<(SolverConfig, SearchDb)>,
     solver: Option<Solver>,
+    /// The opening books of the batch's board size and rules.
+    book: Book,
 }
 
 /// `kalah query -`: the positions on stdin, one a line (blank lines and lines starting with
@@ -314,7 +333,7 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
                     return Ok(());
                 }
                 let pos = parse_position(text, args.position.to_move, args.rules.rules)?;
-                with_position!(pos, p => query_in_batch(&p, &args.search, &mut batch, true))
+                with_position!(pos, p => query_in_batch(&p, args, &mut batch, true))
             });
         if let Err(e) = answered {
             failed += 1;
@@ -344,22 +363,25 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
 /// not sized for this one alone (at least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb).
 fn query_in_batch<L: Lanes>(
     p: &Position<L>,
-    args: &SearchArgs,
+    query: &QueryArgs,
     batch: &mut Option<Batch>,
     many: bool,
 ) -> Result<(), CliError> {
+    let args = &query.search;
     let started = Instant::now();
     let houses = p.houses_per_side();
     if batch.is_none() {
-        let (mut config, db) = args.prepare(houses, p.rules(), p.seeds_on_board())?;
-        if many && args.tt_mb.is_none() {
-            config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
-        }
+        let files = match args.memory_db {
+            Some(_) => None,
+            None => args.db.open(houses, p.rules())?,
+        };
+        let book = query.book.open(&args.db, Some(kalah::book::game_of(p)))?;
         *batch = Some(Batch {
             houses,
-            config,
-            db,
+            files,
+            search: None,
             solver: None,
+            book,
         });
     }
     let batch = batch.as_mut().expect("just set up");
@@ -370,7 +392,7 @@ fn query_in_batch<L: Lanes>(
             batch.houses
         )));
     }
-    if let Some(db) = batch.db.files() {
+    if let Some(db) = batch.files.as_deref() {
         let found = db
             .analyze(p)
             .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
@@ -380,15 +402,36 @@ fn query_in_batch<L: Lanes>(
                 elapsed: started.elapsed(),
                 nodes: 0,
                 source: Source::Database(db),
+                bounds: None,
             };
             print_analysis(p, None, true, &answer, args.json);
             return Ok(());
         }
     }
+    if !query.book.no_book {
+        let game = kalah::book::game_of(p);
+        batch
+            .book
+            .add_shipped(Some(game))
+            .map_err(|e| CliError::failure(format!("cannot read the opening books: {e}")))?;
+    }
+    let Some(bounds) = from_book(p, &batch.book, batch.files.as_deref(), started, args.json)?
+    else {
+        return Ok(());
+    };
+    if batch.search.is_none() {
+        let files = batch.files.clone();
+        let (mut config, db) = args.prepare_given(houses, p.rules(), p.seeds_on_board(), files)?;
+        if many && args.tt_mb.is_none() {
+            config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
+        }
+        batch.search = Some((config, db));
+    }
+    let (config, db) = batch.search.as_ref().expect("just set up");
     // A query keeps no table file.
     let no_file = TableFileArgs::default();
     if batch.solver.is_none() {
-        batch.solver = Some(solver_for(p, batch.config, &batch.db, &no_file)?);
+        batch.solver = Some(solver_for(p, *config, db, &no_file)?);
     }
     let solver = batch.solver.as_ref().expect("just made");
     let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &no_file)?;
@@ -396,7 +439,8 @@ fn query_in_batch<L: Lanes>(
         analysis: &a,
         elapsed,
         nodes,
-        source: Source::Search(&batch.config, &batch.db, args.tt_mb.is_some()),
+        source: Source::Search(config, db, args.tt_mb.is_some()),
+        bounds,
     };
     print_analysis(p, None, true, &answer, args.json);
     Ok(())
@@ -410,14 +454,14 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
         with_position!(pos, p => report_value(&p, variant, &args.search, &args.table))?;
     } else {
         let all = args.all_moves;
-        with_position!(pos, p => report(&p, Some(variant), all, &args.search, &args.table))?;
+        with_position!(pos, p => report(&p, Some(variant), all, None, &args.search, &args.table))?;
     }
     args.table.check_saved()
 }
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => report(&p, None, true, &args.search, &args.table))?;
+    with_position!(pos, p => report(&p, None, true, Some(&args.book), &args.search, &args.table))?;
     args.table.check_saved()
 }
 
@@ -574,13 +618,29 @@ fn solver_for<L: Lanes>(
     Ok(solver)
 }
 
+/// Answers `p` (the start of `variant` if given) by a search, or at once from the opening
+/// books of `book` if given and they prove it (`analyze`).
 fn report<L: Lanes>(
     p: &Position<L>,
     variant: Option<Variant>,
     all_moves: bool,
+    book: Option<&BookArg>,
     args: &SearchArgs,
     table: &TableFileArgs,
 ) -> Result<(), CliError> {
+    let started = Instant::now();
+    let mut bounds = None;
+    if let Some(book) = book {
+        let book = book.open(&args.db, Some(kalah::book::game_of(p)))?;
+        let db = match args.memory_db {
+            Some(_) => None,
+            None => args.db.open(p.houses_per_side(), p.rules())?,
+        };
+        match from_book(p, &book, db.as_deref(), started, args.json)? {
+            Some(b) => bounds = b,
+            None => return Ok(()),
+        }
+    }
     let (solver, config, db) = args.solver(p, table)?;
     let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver, table)?;
     let answer = Answer {
@@ -588,9 +648,42 @@ fn report<L: Lanes>(
         elapsed,
         nodes,
         source: Source::Search(&config, &db, args.tt_mb.is_some()),
+        bounds,
     };
     print_analysis(p, variant, all_moves, &answer, args.json);
     Ok(())
+}
+
+/// Answers `p` from `book` (the levels `db` giving the boards they hold) if it proves the value
+/// of `p` and of each of its moves, printing the answer: then `None`. Otherwise the bounds the
+/// book proves on `p`'s value, if any, said on stderr (for people) before the search that
+/// follows.
+fn from_book<L: Lanes>(
+    p: &Position<L>,
+    book: &kalah::book::Book,
+    db: Option<&Tablebase>,
+    started: Instant,
+    json: bool,
+) -> Result<Option<Option<kalah::prove::fact::Bounds>>, CliError> {
+    if let Some(found) = book.analyze(p, db).map_err(book_error)? {
+        let answer = Answer {
+            analysis: &found.analysis,
+            elapsed: started.elapsed(),
+            nodes: 0,
+            source: Source::Ledger(book.sources(), found.pv_complete),
+            bounds: None,
+        };
+        print_analysis(p, None, true, &answer, json);
+        return Ok(None);
+    }
+    let bounds = book.bounds(p);
+    if let (Some(b), false) = (bounds, json) {
+        eprintln!(
+            "the ledgers prove its value {}; searching for the exact value",
+            bounds_text(b, value_range(p))
+        );
+    }
+    Ok(Some(bounds))
 }
 
 /// Where an analysis came from.
@@ -599,6 +692,8 @@ pub enum Source<'a> {
     Search(&'a SolverConfig, &'a SearchDb, bool),
     /// The database files.
     Database(&'a Tablebase),
+    /// The opening books (the ledgers read), and whether the perfect line reaches the end.
+    Ledger(&'a [String], bool),
 }
 
 /// An analysis and what it cost.
@@ -607,6 +702,8 @@ pub struct Answer<'a> {
     pub elapsed: Duration,
     pub nodes: u64,
     pub source: Source<'a>,
+    /// Bounds the ledgers proved on the value before it was searched.
+    pub bounds: Option<kalah::prove::fact::Bounds>,
 }
 
 /// Prints an analysis of `p`, as JSON or for people.
@@ -618,6 +715,16 @@ pub fn print_analysis<L: Lanes>(
     json: bool,
 ) {
     let (a, elapsed, nodes) = (answer.analysis, answer.elapsed, answer.nodes);
+    if let Some(b) = answer
+        .bounds
+        .filter(|b| a.value < b.lower || a.value > b.upper)
+    {
+        eprintln!(
+            "warning: the search's value {:+} is outside the bounds a ledger proves, [{}, {}]: a \
+             ledger is wrong (kalah prove --check finds which fact)",
+            a.value, b.lower, b.upper
+        );
+    }
     if json {
         let mut out = analysis_json(p, variant, a);
         match answer.source {
@@ -632,6 +739,16 @@ pub fn print_analysis<L: Lanes>(
                 out["db_max_seeds"] = json!(db.max_level());
                 out["db"] = super::db_choice::files_json(Some(db));
             }
+            Source::Ledger(books, pv_complete) => {
+                out["nodes"] = json!(0);
+                out["time_ms"] = json!(elapsed.as_millis() as u64);
+                out["source"] = json!("ledger");
+                out["books"] = json!(books);
+                out["pv_complete"] = json!(pv_complete);
+            }
+        }
+        if let Some(b) = answer.bounds {
+            out["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
         }
         print_json(&out);
         return;
@@ -658,7 +775,13 @@ pub fn print_analysis<L: Lanes>(
                 .collect();
             println!("move values: {}", values.join("  "));
         }
-        println!("perfect line: {}", pv.join(" "));
+        let partial = matches!(answer.source, Source::Ledger(_, false));
+        let note = if partial {
+            " (as far as the books and the levels know it)"
+        } else {
+            ""
+        };
+        println!("perfect line: {}{note}", pv.join(" "));
     }
     match answer.source {
         Source::Search(config, db, given) => {
@@ -678,6 +801,11 @@ pub fn print_analysis<L: Lanes>(
             "read from the database (levels 0..={} in {}) in {:.3} ms",
             db.max_level(),
             db.dir().display(),
+            elapsed.as_secs_f64() * 1e3
+        ),
+        Source::Ledger(books, _) => println!(
+            "read from the opening books ({}) in {:.3} ms",
+            books.join(", "),
             elapsed.as_secs_f64() * 1e3
         ),
     }

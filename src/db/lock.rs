@@ -7,7 +7,9 @@
 //! stops at once with [`DbError::Busy`], naming that process; readers never take the lock
 //! (finished levels are never written again, and new ones appear by an atomic rename), so they
 //! are not held up. The lock goes with the process, however it ends; the file stays (removing it
-//! would let two builders lock two different files of the same name).
+//! would let two builders lock two different files of the same name). The lock file is never
+//! followed through a symbolic link, and must be a regular file: whoever can write a shared
+//! database directory cannot make a build write its process id into someone else's file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -29,13 +31,28 @@ pub struct BuildLock {
 pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
     let path = dir.join(LOCK_FILE);
     let in_file = |e: std::io::Error| DbError::from(e).in_file(&path);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(in_file)?;
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Neither a link to follow nor a FIFO to wait on.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let not_a_file = || {
+        in_file(std::io::Error::other(
+            "the build lock is not a regular file (a symbolic link, say): not followed; \
+             remove it and build again",
+        ))
+    };
+    let mut file = match options.open(&path) {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(not_a_file()),
+        Err(e) => return Err(in_file(e)),
+    };
+    if !file.metadata().map_err(in_file)?.is_file() {
+        return Err(not_a_file());
+    }
     match crate::files::lock(&file, false) {
         Ok(()) => {}
         Err(ClaimError::InUse) => {
@@ -70,6 +87,26 @@ mod tests {
         drop(held);
         let again = lock(&dir).unwrap();
         drop(again);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_that_is_a_link_is_refused_and_its_target_untouched() {
+        let dir = std::env::temp_dir().join(format!("kalah-lock-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim.txt");
+        std::fs::write(&victim, "precious\n").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join(LOCK_FILE)).unwrap();
+        let refused = lock(&dir).unwrap_err().to_string();
+        assert!(refused.contains("not a regular file"), "{refused}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        // A link to a file that is not there is not made either.
+        std::fs::remove_file(dir.join(LOCK_FILE)).unwrap();
+        std::os::unix::fs::symlink(dir.join("made.txt"), dir.join(LOCK_FILE)).unwrap();
+        assert!(lock(&dir).is_err());
+        assert!(!dir.join("made.txt").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

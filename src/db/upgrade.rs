@@ -146,15 +146,15 @@ pub fn upgrade(
     for file in crate::db::tablebase::level_files(dir)? {
         if (1..=MAX_DB_HOUSES).contains(&file.houses) {
             file.refuse_non_regular()?;
-            paths.push(file.path);
+            paths.push((file.path, (file.houses, file.rules, file.level)));
         }
     }
     let mut done = Vec::new();
-    for path in paths {
+    for (path, named) in paths {
         if cancel.load(Ordering::Relaxed) {
             return Err(DbError::Cancelled);
         }
-        let outcome = match upgrade_file(&path, cancel) {
+        let outcome = match upgrade_file(&path, named, cancel) {
             Ok(true) => Outcome::Upgraded,
             Ok(false) => Outcome::Current,
             Err(e) => Outcome::Failed(e.in_file(&path)),
@@ -166,13 +166,42 @@ pub fn upgrade(
     Ok(done)
 }
 
-/// Rewrites one file; `false` if it is in the current format already.
-fn upgrade_file(path: &Path, cancel: &AtomicBool) -> Result<bool, DbError> {
+/// An error unless a header's houses, rules and level are those its file's name says.
+fn agrees(said: (usize, Rules, u32), named: (usize, Rules, u32)) -> Result<(), DbError> {
+    if said == named {
+        return Ok(());
+    }
+    Err(DbError::Corrupt(format!(
+        "its header says {} houses, {} rules, level {}, but its name says {} houses, {} rules, \
+         level {}",
+        said.0, said.1, said.2, named.0, named.1, named.2
+    )))
+}
+
+/// Rewrites one file, named for `named` (houses, rules, level); `false` if it is in the
+/// current format already (its header agreeing with its name and its length with its header).
+fn upgrade_file(
+    path: &Path,
+    named: (usize, Rules, u32),
+    cancel: &AtomicBool,
+) -> Result<bool, DbError> {
     let file = crate::files::open_regular(path)?;
     let map = crate::memory::map_file(&file)?;
     let head = &map[..map.len().min(HEADER_LEN)];
     match crate::db::format::Header::from_bytes(head) {
-        Ok(_) => return Ok(false),
+        Ok(header) => {
+            agrees(
+                (usize::from(header.houses), header.rules, header.level),
+                named,
+            )?;
+            if map.len() as u64 != header.file_len() {
+                return Err(DbError::Truncated {
+                    expected: header.file_len(),
+                    found: map.len() as u64,
+                });
+            }
+            return Ok(false);
+        }
         Err(DbError::ByteWide { .. }) => return pack_byte_wide(path, head, cancel).map(|()| true),
         Err(_) => {}
     }
@@ -184,6 +213,27 @@ fn upgrade_file(path: &Path, cancel: &AtomicBool) -> Result<bool, DbError> {
             Ok(_) => unreachable!("checked above"),
         });
     };
+    // Checked before any size is worked out from the header: a level of 1000 seeds has no
+    // width.
+    agrees(
+        (usize::from(header.houses), header.rules, header.level),
+        named,
+    )?;
+    if !(1..=MAX_DB_HOUSES).contains(&usize::from(header.houses)) || header.level > MAX_LEVEL {
+        return Err(DbError::Corrupt(format!(
+            "{} houses, level {}: not a level that databases index",
+            header.houses, header.level
+        )));
+    }
+    if header.entries != level_len(usize::from(header.houses), header.level) {
+        return Err(DbError::Corrupt(format!(
+            "its header says {} entries, but level {} of {} houses has {}",
+            header.entries,
+            header.level,
+            header.houses,
+            level_len(usize::from(header.houses), header.level)
+        )));
+    }
     let expected = HEADER_LEN as u64 + header.entries;
     if map.len() as u64 != expected {
         return Err(DbError::Truncated {

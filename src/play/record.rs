@@ -148,6 +148,8 @@ impl Record {
         let mut north = String::from("?");
         let mut date = None;
         let mut turns: Vec<(usize, Side, Vec<Action>)> = Vec::new();
+        // The header fields met so far, each with its line.
+        let mut seen: Vec<(String, usize)> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let n = i + 1;
             let line = raw.trim();
@@ -156,7 +158,21 @@ impl Record {
             }
             if let Some((key, value)) = line.split_once(':') {
                 let value = value.trim();
-                match key.trim() {
+                // A field given twice would silently mean its last value: refused.
+                let key = key.trim();
+                if let Some(&first) = seen.iter().find(|(k, _)| *k == key).map(|(_, l)| l) {
+                    return Err(err(
+                        n,
+                        format!(
+                            "header field {} given twice (first on line {first})",
+                            quote(key)
+                        ),
+                    ));
+                }
+                if seen.len() < 16 {
+                    seen.push((key.to_owned(), n));
+                }
+                match key {
                     "variant" => variant = Some(parse_variant(value).map_err(|m| err(n, m))?),
                     "rules" => rules = Some(value.parse::<PlayRules>().map_err(|m| err(n, m))?),
                     "pie" => {

@@ -208,20 +208,38 @@ impl Ledger {
             })?;
             offset += n as u64;
             lines += 1;
-            if text.trim().is_empty() {
-                continue;
-            }
-            let fact = Fact::from_line(text).map_err(|e| LedgerError::Garbled {
-                at: at.clone(),
-                why: e.0,
-            })?;
-            self.add(fact, at)?;
+            self.add_line(text, at)?;
         }
         let source = &mut self.sources[i];
         source.offset = offset;
         source.lines = lines;
         source.torn = torn;
         Ok(())
+    }
+
+    /// Reads `text`, a whole ledger held in memory (a book built into the binary), as the file
+    /// `name`: every line a fact, checked as a file's are.
+    pub fn add_text(&mut self, name: &Path, text: &str) -> Result<(), LedgerError> {
+        for (i, line) in text.lines().enumerate() {
+            let at = Origin {
+                file: name.to_path_buf(),
+                line: i + 1,
+            };
+            self.add_line(line, at)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the fact of one line read at `at` (a blank line holds none).
+    fn add_line(&mut self, text: &str, at: Origin) -> Result<(), LedgerError> {
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        let fact = Fact::from_line(text).map_err(|e| LedgerError::Garbled {
+            at: at.clone(),
+            why: e.0,
+        })?;
+        self.add(fact, at)
     }
 
     /// Adds a fact read at `at`, checked against the facts about the same board.

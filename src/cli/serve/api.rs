@@ -10,6 +10,7 @@
 //! query ──parse──► 400 {"error": "<field>: ..."}
 //!   │
 //!   ├─ database holds it ──► 200 {..., "source": "database"}
+//!   ├─ an opening book proves it ──► 200 {..., "source": "ledger"}
 //!   └─ else: a free slot within the budget? ── no ──► 503 {"reason": "busy"}
 //!              └─ search until the deadline ──► 200 {..., "source": "search"}
 //!                                           └──► 422 {"reason": "budget"}
@@ -24,6 +25,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use kalah::book::Book;
 use kalah::db::Tablebase;
 use kalah::{Analysis, AnyPosition, Lanes, Position, Rules, Side, SolveError, Solver, Variant};
 use serde_json::{Value, json};
@@ -42,6 +44,8 @@ const EXPLORER: &str = include_str!("explorer.html");
 pub struct Api {
     /// The databases, by houses and rules.
     databases: HashMap<(usize, Rules), Arc<Tablebase>>,
+    /// The opening books and ledgers, every variant.
+    book: Book,
     /// Time for one search, from the request's arrival.
     budget: Duration,
     /// Settings of each slot's solver.
@@ -73,12 +77,13 @@ pub struct SearchSettings {
 
 impl Api {
     /// The API over `databases`, searching with `settings`.
-    pub fn new(databases: Vec<Arc<Tablebase>>, settings: SearchSettings) -> Api {
+    pub fn new(databases: Vec<Arc<Tablebase>>, book: Book, settings: SearchSettings) -> Api {
         Api {
             databases: databases
                 .into_iter()
                 .map(|db| ((db.houses(), db.rules()), db))
                 .collect(),
+            book,
             budget: settings.budget,
             threads: settings.threads,
             tt_mib: settings.tt_mib,
@@ -92,6 +97,11 @@ impl Api {
         let mut dbs: Vec<&Tablebase> = self.databases.values().map(|db| &**db).collect();
         dbs.sort_by_key(|db| (db.houses(), db.rules().as_str()));
         dbs
+    }
+
+    /// The opening books read.
+    pub fn book(&self) -> &Book {
+        &self.book
     }
 
     /// The time for one search.
@@ -306,6 +316,22 @@ async fn answer(
             Err(e) => return server_error(format!("cannot read the database: {e}")),
         }
     }
+    match kalah::with_position!(&pos, p => api.book.analyze(p, db.as_deref())) {
+        Ok(Some(found)) => {
+            let source = Source::Ledger(found.pv_complete);
+            return done(
+                &pos,
+                variant,
+                &found.analysis,
+                source,
+                db.as_deref(),
+                arrived,
+            );
+        }
+        Ok(None) => {}
+        Err(e) => return server_error(format!("cannot answer from the opening books: {e}")),
+    }
+    let bounds = kalah::with_position!(&pos, p => api.book.bounds(p));
     // A slot within the budget, else busy.
     let deadline = arrived + api.budget;
     let permit =
@@ -338,9 +364,8 @@ async fn answer(
             let source = Source::Search(nodes);
             done(&pos, variant, &a, source, db.as_deref(), arrived)
         }
-        Ok(Err(SolveError::OutOfTime)) => Failure {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            body: json!({
+        Ok(Err(SolveError::OutOfTime)) => {
+            let mut body = json!({
                 "error": format!(
                     "beyond the databases, and its search did not finish within the {} ms \
                      budget",
@@ -348,9 +373,17 @@ async fn answer(
                 ),
                 "reason": "budget",
                 "budget_ms": api.budget.as_millis() as u64,
-            }),
+            });
+            // What the ledgers prove is still worth showing.
+            if let Some(b) = bounds {
+                body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
+            }
+            Failure {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                body,
+            }
+            .into_response()
         }
-        .into_response(),
         Ok(Err(e)) => server_error(format!("cannot search: {e}")),
         Err(e) => server_error(format!("the search failed: {e}")),
     }
@@ -406,6 +439,8 @@ fn search(
 /// Where an answer came from.
 enum Source {
     Database,
+    /// The opening books; whether the perfect line reaches the end of the game.
+    Ledger(bool),
     /// A search of this many nodes.
     Search(u64),
 }
@@ -424,12 +459,16 @@ fn done(
     let elapsed = arrived.elapsed();
     out["source"] = json!(match source {
         Source::Database => "database",
+        Source::Ledger(_) => "ledger",
         Source::Search(_) => "search",
     });
     out["nodes"] = json!(match source {
-        Source::Database => 0,
+        Source::Database | Source::Ledger(_) => 0,
         Source::Search(nodes) => nodes,
     });
+    if let Source::Ledger(complete) = source {
+        out["pv_complete"] = json!(complete);
+    }
     out["time_ms"] = json!(elapsed.as_millis() as u64);
     out["time_us"] = json!(elapsed.as_micros() as u64);
     out["db_max_seeds"] = json!(db.map(Tablebase::max_level));

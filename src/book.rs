@@ -1,0 +1,642 @@
+//! Opening books: exact values proven ahead of time, kept in ledgers, answered at once.
+//!
+//! A ledger ([`crate::prove::ledger`]) that holds the exact value of every position to some
+//! depth below a start is an opening book. A position is answered from the book when its own
+//! value and the value of each of its moves are known without a search: each move leads to the
+//! end of the game, to a board the endgame levels hold, or to a board the book holds exactly.
+//!
+//! ```text
+//!   start ──┬── 1 ──> a ──┬── ...      depth 0..=D: every board exact in the book
+//!           ├── 2 ──> b   └── ...
+//!           └── ...                    depth D+1..: the endgame levels, or a search
+//!
+//!   answered at once: depth 0..D-1 (their moves lead into the book)
+//!   perfect line:     through the book while its boards' moves are known, then the levels;
+//!                     it stops where neither knows the next board ([`BookAnswer::pv_complete`])
+//! ```
+//!
+//! The books read are the ledgers kalah ships, built into the binary ([`SHIPPED`]: the books
+//! of `data/books/` and the campaigns of `data/proofs/`), and every `*.jsonl` file in a
+//! directory given (the database home). They are read together, checked against each other:
+//! two facts that contradict are an error that names both lines, never a value. Bounds that
+//! are not exact are kept too: [`Book::bounds`] gives them, for people.
+//!
+//! [`make`] writes a book: the distinct boards to a depth below a root, each solved exactly and
+//! appended to a ledger as a fact, in the order of their depth; a book cut off resumes from its
+//! ledger.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::analysis::{Analysis, MoveValue};
+use crate::board::Board;
+use crate::db::{DbError, Tablebase, finished_f};
+use crate::lanes::{Lanes, Narrow};
+use crate::notation::Turn;
+use crate::position::{Move, Position};
+use crate::prove::fact::{Bounds, Fact};
+use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter};
+use crate::prove::tree::Tree;
+use crate::rules::Rules;
+use crate::search::{SolveError, Solver};
+
+/// The ledgers built into kalah: a name (`kalah-M-N-RULES...`) and the text.
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "kalah-6-4-standard-book.jsonl",
+        include_str!("../data/books/kalah-6-4-standard-book.jsonl"),
+    ),
+    (
+        "kalah-6-4-empty-capture-book.jsonl",
+        include_str!("../data/books/kalah-6-4-empty-capture-book.jsonl"),
+    ),
+    (
+        "kalah-6-5-standard-book.jsonl",
+        include_str!("../data/books/kalah-6-5-standard-book.jsonl"),
+    ),
+    (
+        "kalah-6-5-empty-capture-book.jsonl",
+        include_str!("../data/books/kalah-6-5-empty-capture-book.jsonl"),
+    ),
+    (
+        "kalah-6-5-standard.jsonl",
+        include_str!("../data/proofs/kalah-6-5-standard.jsonl"),
+    ),
+    (
+        "kalah-6-6-standard.jsonl",
+        include_str!("../data/proofs/kalah-6-6-standard.jsonl"),
+    ),
+];
+
+/// The most positions of a proof tree grown to bound a position ([`Book::bounds`]).
+const MAX_TREE: usize = 1 << 20;
+
+/// The most ledger files read from one directory.
+pub const MAX_FILES: usize = 1024;
+
+/// Why a book cannot answer.
+#[derive(Debug)]
+pub enum BookError {
+    /// A ledger cannot be read, or contradicts itself or another.
+    Ledger(LedgerError),
+    /// The endgame levels could not be read.
+    Database(DbError),
+    /// The book's value of a board is not the best of its moves' values: a fact is wrong, or
+    /// the levels are.
+    Inconsistent(String),
+    /// A search for the book failed (a damaged block, a cancel).
+    Solve(SolveError),
+}
+
+impl fmt::Display for BookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BookError::Ledger(e) => e.fmt(f),
+            BookError::Database(e) => e.fmt(f),
+            BookError::Inconsistent(why) => f.write_str(why),
+            BookError::Solve(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BookError {}
+
+impl From<LedgerError> for BookError {
+    fn from(e: LedgerError) -> BookError {
+        BookError::Ledger(e)
+    }
+}
+
+impl From<DbError> for BookError {
+    fn from(e: DbError) -> BookError {
+        BookError::Database(e)
+    }
+}
+
+/// An answer from the book.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookAnswer {
+    /// The value, every move's value, the best moves, and the perfect line as far as the book
+    /// and the levels know it.
+    pub analysis: Analysis,
+    /// Whether the perfect line goes to the end of the game.
+    pub pv_complete: bool,
+}
+
+/// The facts of the books read (see the module docs).
+#[derive(Default)]
+pub struct Book {
+    ledger: Ledger,
+    /// The ledgers read: shipped ones by name, the others by path.
+    sources: Vec<String>,
+    /// The shipped ledgers read.
+    shipped: Vec<&'static str>,
+}
+
+impl Book {
+    /// A book with no fact.
+    pub fn empty() -> Book {
+        Book::default()
+    }
+
+    /// The books: the shipped ledgers if `shipped` (if `only` is given, only those of its
+    /// game: houses, rules and seeds in all, stores included), and every `*.jsonl` file in
+    /// `dir` if given (a directory that is not there holds none; its files are read whole,
+    /// whatever their variants).
+    pub fn open(
+        shipped: bool,
+        only: Option<(usize, Rules, u32)>,
+        dir: Option<&Path>,
+    ) -> Result<Book, LedgerError> {
+        let mut book = Book::empty();
+        if let Some(dir) = dir {
+            for path in ledger_files(dir)? {
+                book.ledger.add_file(&path)?;
+                book.sources.push(path.display().to_string());
+            }
+        }
+        if shipped {
+            book.add_shipped(only)?;
+        }
+        Ok(book)
+    }
+
+    /// Adds the shipped ledgers of the game `only` (houses, rules, seeds in all; every game if
+    /// `None`) not read yet: for a batch of positions of several games.
+    pub fn add_shipped(&mut self, only: Option<(usize, Rules, u32)>) -> Result<(), LedgerError> {
+        for &(name, text) in SHIPPED {
+            let wanted = only.is_none_or(|game| game_of_name(name) == Some(game));
+            if wanted && !self.shipped.contains(&name) {
+                self.ledger.add_text(Path::new(name), text)?;
+                self.sources.push(name.to_owned());
+                self.shipped.push(name);
+            }
+        }
+        Ok(())
+    }
+
+    /// The ledgers read.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
+    /// How many facts were read.
+    pub fn facts(&self) -> usize {
+        self.ledger.facts().len()
+    }
+
+    /// The bounds the facts give on the value of `pos` (stores included, for the side to move),
+    /// if they say more than its seeds do: its own facts', and those of the moves below it
+    /// where a campaign split it (minimax over its proof tree, [`Tree`]); `None` for a finished
+    /// game or a board the book does not know.
+    pub fn bounds<L: Lanes>(&self, pos: &Position<L>) -> Option<Bounds> {
+        if pos.is_finished() {
+            return None;
+        }
+        let rules = pos.rules();
+        let own = self.f_bounds(pos.board(), rules);
+        // A campaign's root has no fact of its own: its bounds are its tree's.
+        let tree = Position::<Narrow>::from_setup(&pos.to_setup(), rules)
+            .ok()
+            .and_then(|narrow| Tree::grow(narrow, &self.ledger, MAX_TREE).ok())
+            .map(|tree| tree.root().bounds);
+        let f = match (own, tree) {
+            (Some(a), Some(b)) => a.meet(b).unwrap_or(a),
+            (a, b) => a.or(b)?,
+        };
+        let widest = Bounds::widest(pos.seeds_on_board(), pos.rules());
+        if f.lower <= widest.lower && f.upper >= widest.upper {
+            return None;
+        }
+        let stores = pos.store_difference();
+        Some(Bounds {
+            lower: f.lower + stores,
+            upper: f.upper + stores,
+        })
+    }
+
+    /// What the facts say of f of `board`, if anything.
+    fn f_bounds<L: Lanes>(&self, board: Board<L>, rules: Rules) -> Option<Bounds> {
+        let narrow = narrow(board)?;
+        self.ledger.known(rules, narrow).map(|known| known.bounds)
+    }
+
+    /// The exact f of `board` (see [`exact_f`]).
+    fn f<L: Lanes>(
+        &self,
+        board: Board<L>,
+        rules: Rules,
+        db: Option<&Tablebase>,
+    ) -> Result<Option<i32>, DbError> {
+        exact_f(&self.ledger, board, rules, db)
+    }
+
+    /// The value of each legal move of `board` (see [`move_values`]).
+    fn move_values<L: Lanes>(
+        &self,
+        board: Board<L>,
+        rules: Rules,
+        db: Option<&Tablebase>,
+    ) -> Result<Option<Vec<(Move, i32)>>, DbError> {
+        move_values(&self.ledger, board, rules, db)
+    }
+
+    /// The answer for `pos` if the book knows its value and every move's (see the module
+    /// docs); `db` (the levels of `pos`'s board size and rules) is probed for the boards the
+    /// levels hold. `None` for a finished game, a board the levels hold themselves, and any
+    /// board the book cannot answer whole.
+    pub fn analyze<L: Lanes>(
+        &self,
+        pos: &Position<L>,
+        db: Option<&Tablebase>,
+    ) -> Result<Option<BookAnswer>, BookError> {
+        let rules = pos.rules();
+        let db = db.filter(|db| db.houses() == pos.houses_per_side() && db.rules() == rules);
+        let Some(side) = pos.to_move() else {
+            return Ok(None);
+        };
+        let board = pos.board();
+        if db.is_some_and(|db| board.seeds() <= db.max_level()) {
+            return Ok(None);
+        }
+        let Some(f) = self
+            .f_bounds(board, rules)
+            .filter(|b| b.is_exact())
+            .map(|b| b.lower)
+        else {
+            return Ok(None);
+        };
+        let Some(values) = self.move_values(board, rules, db)? else {
+            return Ok(None);
+        };
+        check(board, rules, f, &values)?;
+        let stores = pos.store_difference();
+        let best = values
+            .iter()
+            .filter(|&&(_, v)| v == f)
+            .map(|&(mv, _)| mv)
+            .collect();
+        let moves = values
+            .iter()
+            .map(|&(mv, v)| MoveValue {
+                mv,
+                value: stores + v,
+            })
+            .collect();
+        let (pv, pv_complete) = self.line(pos, db)?;
+        Ok(Some(BookAnswer {
+            analysis: Analysis {
+                to_move: Some(side),
+                value: stores + f,
+                moves,
+                best,
+                pv,
+            },
+            pv_complete,
+        }))
+    }
+
+    /// The perfect line from `pos` (lowest optimal house at every step) as far as the book and
+    /// the levels know it, and whether it reaches the end of the game.
+    fn line<L: Lanes>(
+        &self,
+        pos: &Position<L>,
+        db: Option<&Tablebase>,
+    ) -> Result<(Vec<Turn>, bool), BookError> {
+        let mut pv = Vec::new();
+        let mut turn: Vec<Move> = Vec::new();
+        let rules = pos.rules();
+        let mut at = *pos;
+        let complete = loop {
+            if at.is_finished() {
+                break true;
+            }
+            let board = at.board();
+            if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
+                let Some(rest) = db.analyze(&at)? else {
+                    break false;
+                };
+                let mut turns = rest.pv.into_iter();
+                if let Some(first) = turns.next() {
+                    turn.extend(first.0);
+                    pv.push(Turn(std::mem::take(&mut turn)));
+                }
+                pv.extend(turns);
+                break true;
+            }
+            let Some(f) = self.f(board, rules, db)? else {
+                break false;
+            };
+            let Some(values) = self.move_values(board, rules, db)? else {
+                break false;
+            };
+            check(board, rules, f, &values)?;
+            let &(mv, _) = values
+                .iter()
+                .find(|&&(_, v)| v == f)
+                .expect("check found f among the values");
+            let (next, sowing) = at.play_unchecked(mv);
+            turn.push(mv);
+            if !sowing.extra_turn {
+                pv.push(Turn(std::mem::take(&mut turn)));
+            }
+            at = next;
+        };
+        if !turn.is_empty() {
+            pv.push(Turn(turn));
+        }
+        Ok((pv, complete))
+    }
+}
+
+/// The exact f of `board` from `ledger`, the levels or the end of the game, if any of them
+/// knows it.
+fn exact_f<L: Lanes>(
+    ledger: &Ledger,
+    board: Board<L>,
+    rules: Rules,
+    db: Option<&Tablebase>,
+) -> Result<Option<i32>, DbError> {
+    if board.is_finished() {
+        return Ok(Some(finished_f(
+            board.mover_seeds(),
+            board.opponent_seeds(),
+        )));
+    }
+    if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
+        if let Some(f) = db.probe(board)? {
+            return Ok(Some(f));
+        }
+    }
+    let Some(narrow) = narrow(board) else {
+        return Ok(None);
+    };
+    Ok(ledger
+        .known(rules, narrow)
+        .map(|known| known.bounds)
+        .filter(|b| b.is_exact())
+        .map(|b| b.lower))
+}
+
+/// The value of each legal move of `board` (f-relative: the store difference it makes from
+/// here on, for the mover), if [`exact_f`] knows every one.
+fn move_values<L: Lanes>(
+    ledger: &Ledger,
+    board: Board<L>,
+    rules: Rules,
+    db: Option<&Tablebase>,
+) -> Result<Option<Vec<(Move, i32)>>, DbError> {
+    let movable = board.movable();
+    let mut values = Vec::new();
+    for h in (0..board.houses_per_side()).filter(|h| movable >> h & 1 == 1) {
+        let (child, sowing) = board.sow(h, rules);
+        let Some(f) = exact_f(ledger, child, rules, db)? else {
+            return Ok(None);
+        };
+        let value = if sowing.game_over {
+            sowing.gain()
+        } else if sowing.extra_turn {
+            sowing.gain() + f
+        } else {
+            sowing.gain() - f
+        };
+        values.push((Move::new(h + 1).expect("a house number"), value));
+    }
+    Ok(Some(values))
+}
+
+/// An error unless the best of `values` is `f`.
+fn check<L: Lanes>(
+    board: Board<L>,
+    rules: Rules,
+    f: i32,
+    values: &[(Move, i32)],
+) -> Result<(), BookError> {
+    if values.iter().map(|&(_, v)| v).max() == Some(f) {
+        return Ok(());
+    }
+    let listed: Vec<String> = values.iter().map(|(mv, v)| format!("{mv}:{v:+}")).collect();
+    Err(BookError::Inconsistent(format!(
+        "the book gives f = {f:+} for the board {} ({rules} rules), but its moves give {}: a \
+         ledger's fact or the levels are wrong",
+        houses_text(board),
+        listed.join(" ")
+    )))
+}
+
+/// The game a shipped ledger's name says (`kalah-M-N-RULES...`): houses, rules and the seeds
+/// in all (2·M·N).
+fn game_of_name(name: &str) -> Option<(usize, Rules, u32)> {
+    let mut parts = name.strip_prefix("kalah-")?.splitn(3, '-');
+    let houses: usize = parts.next()?.parse().ok()?;
+    let seeds: u32 = parts.next()?.parse().ok()?;
+    let rest = parts.next()?;
+    let rules = if rest.starts_with("empty-capture") {
+        Rules::EmptyCapture
+    } else if rest.starts_with("standard") {
+        Rules::Standard
+    } else {
+        return None;
+    };
+    Some((houses, rules, 2 * houses as u32 * seeds))
+}
+
+/// The game of `pos` as [`Book::open`] takes it: houses, rules and the seeds in all.
+pub fn game_of<L: Lanes>(pos: &Position<L>) -> (usize, Rules, u32) {
+    let stores = pos.store(crate::Side::South) + pos.store(crate::Side::North);
+    (
+        pos.houses_per_side(),
+        pos.rules(),
+        pos.seeds_on_board() + stores,
+    )
+}
+
+/// The `*.jsonl` files of `dir`, sorted (none if it is not there); an error past
+/// [`MAX_FILES`].
+fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
+    let io = |error| LedgerError::Io {
+        file: dir.to_path_buf(),
+        error,
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io)?.path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            files.push(path);
+            if files.len() > MAX_FILES {
+                return Err(io(std::io::Error::other(format!(
+                    "more than {MAX_FILES} ledger files (*.jsonl)"
+                ))));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The houses of `board` for people: the mover's, then the opponent's, each from house 1.
+fn houses_text<L: Lanes>(board: Board<L>) -> String {
+    let m = board.houses_per_side();
+    let side = |house: &dyn Fn(usize) -> u32| {
+        (0..m)
+            .map(|i| house(i).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!(
+        "mover {} / opponent {}",
+        side(&|i| board.mover_house(i)),
+        side(&|i| board.opponent_house(i))
+    )
+}
+
+/// `board` in narrow lanes, if it fits them.
+fn narrow<L: Lanes>(board: Board<L>) -> Option<Board<Narrow>> {
+    let m = board.houses_per_side();
+    let mover: Vec<u32> = (0..m).map(|i| board.mover_house(i)).collect();
+    let opponent: Vec<u32> = (0..m).map(|i| board.opponent_house(i)).collect();
+    Board::from_houses(&mover, &opponent)
+}
+
+/// How far [`make`] has got.
+#[derive(Clone, Copy, Debug)]
+pub struct MakeProgress {
+    /// Boards of the book so far (known before, or solved now).
+    pub done: usize,
+    /// Boards the book will hold.
+    pub total: usize,
+    /// Boards solved in this run.
+    pub solved: usize,
+    /// Search nodes of this run.
+    pub nodes: u64,
+}
+
+/// What [`make`] did.
+#[derive(Clone, Copy, Debug)]
+pub struct Made {
+    /// Distinct boards to the depth (not finished, not in the levels).
+    pub boards: usize,
+    /// Of them, known exactly in the ledger before.
+    pub known: usize,
+    /// Appended now: searched, or worked out from the moves' values.
+    pub solved: usize,
+    /// Of them, worked out from the moves' values with no search.
+    pub derived: usize,
+    /// Search nodes of this run.
+    pub nodes: u64,
+}
+
+/// The distinct boards of the positions `depth` sowings or fewer below `root` (extra turns
+/// count as sowings), without the finished ones and those the levels up to `top` hold, each
+/// with one position that reaches it and the depth where it is first met, shallowest first.
+pub fn positions_to(
+    root: &Position<Narrow>,
+    depth: u32,
+    top: Option<u32>,
+) -> Vec<(Position<Narrow>, u32)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut frontier = vec![*root];
+    for d in 0..=depth {
+        let mut next = Vec::new();
+        for p in frontier {
+            let board = p.board();
+            if p.is_finished() || top.is_some_and(|top| board.seeds() <= top) || !seen.insert(board)
+            {
+                continue;
+            }
+            if d < depth {
+                for mv in p.legal_moves() {
+                    next.push(p.play_unchecked(mv).0);
+                }
+            }
+            out.push((p, d));
+        }
+        frontier = next;
+    }
+    out
+}
+
+/// Writes the book of `root` to `depth` ([`positions_to`]), deepest boards first: every board
+/// not yet exact in `ledger` is worked out by minimax when each of its moves is known (from
+/// the ledger, the levels or the end of the game: the interior of the book costs no search),
+/// else solved with `solver`, and appended to `writer` (synced) as an exact fact, then read
+/// into `ledger`. `db` is the levels the solver probes; boards of `top` seeds or fewer are
+/// left out (the levels of the book's readers hold them). Cut off at any moment, the same call
+/// resumes where it stopped.
+#[allow(clippy::too_many_arguments)]
+pub fn make(
+    root: &Position<Narrow>,
+    depth: u32,
+    top: Option<u32>,
+    solver: &Solver,
+    db: Option<&Tablebase>,
+    ledger: &mut Ledger,
+    writer: &mut LedgerWriter,
+    progress: &mut dyn FnMut(&MakeProgress),
+) -> Result<Made, BookError> {
+    let rules = root.rules();
+    let boards = positions_to(root, depth, top);
+    let started_nodes = solver.nodes();
+    let mut made = Made {
+        boards: boards.len(),
+        known: 0,
+        solved: 0,
+        derived: 0,
+        nodes: 0,
+    };
+    for (i, (p, _)) in boards.iter().rev().enumerate() {
+        let board = p.board();
+        let exact = ledger
+            .known(rules, board)
+            .is_some_and(|known| known.bounds.is_exact());
+        if exact {
+            made.known += 1;
+        } else {
+            let cpu = crate::cpu_time();
+            let started = Instant::now();
+            let nodes = solver.nodes();
+            let f = match move_values(ledger, board, rules, db)? {
+                Some(values) => {
+                    made.derived += 1;
+                    values.iter().map(|&(_, v)| v).max().expect("a legal move")
+                }
+                None => solver.exact(board, &mut |_| {}).map_err(BookError::Solve)?,
+            };
+            let cpu_s = match (cpu, crate::cpu_time()) {
+                (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
+                _ => started.elapsed().as_secs_f64(),
+            };
+            let stores = p.store_difference();
+            let fact = Fact {
+                position: *p,
+                lower: f + stores,
+                upper: f + stores,
+                nodes: solver.nodes() - nodes,
+                cpu_s,
+                top: db.map(Tablebase::max_level),
+                kalah: env!("CARGO_PKG_VERSION").to_owned(),
+                root: Some(root.to_string()),
+                budget: None,
+                over_budget: false,
+            };
+            writer.append(&fact)?;
+            ledger.refresh()?;
+            made.solved += 1;
+        }
+        made.nodes = solver.nodes() - started_nodes;
+        progress(&MakeProgress {
+            done: i + 1,
+            total: boards.len(),
+            solved: made.solved,
+            nodes: made.nodes,
+        });
+    }
+    Ok(made)
+}

@@ -1,0 +1,98 @@
+//! `--no-book`: the opening books and proof ledgers that `query`, `analyze` and `serve`
+//! answer from ([`kalah::book`]), and how their bounds are written for people.
+
+use clap::Args;
+use kalah::book::{Book, BookError};
+use kalah::prove::fact::Bounds;
+use kalah::{Lanes, Position, Rules};
+
+use super::CliError;
+use super::db_choice::DbChoice;
+
+/// Whether to read the opening books.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BookArg {
+    /// Answer nothing from the opening books and proof ledgers: search instead. By default
+    /// the ledgers built into kalah (the opening books of Kalah(6,4) and Kalah(6,5), both
+    /// rules, and the campaigns' ledgers) and every `*.jsonl` ledger in the database directory
+    /// (--db, else the database home) are read: a position whose value and moves' values they
+    /// prove is answered at once (source `ledger`), and the bounds they prove on any other are
+    /// shown before it is searched. See docs/proofs.md#opening-books.
+    #[arg(long)]
+    pub no_book: bool,
+}
+
+impl BookArg {
+    /// The books for `only` (a game: houses, rules, seeds in all; every game if `None`): none with
+    /// --no-book; the shipped ones and the ledgers of the database directory (none with
+    /// --no-db) otherwise.
+    pub fn open(&self, db: &DbChoice, only: Option<(usize, Rules, u32)>) -> Result<Book, CliError> {
+        if self.no_book {
+            return Ok(Book::empty());
+        }
+        let dir = db.dir()?;
+        Book::open(true, only, dir.as_deref()).map_err(|e| {
+            CliError::failure(format!(
+                "cannot read the opening books: {e} (--no-book searches without them)"
+            ))
+        })
+    }
+}
+
+/// A book that cannot answer: the command's error, with what to do.
+pub fn book_error(e: BookError) -> CliError {
+    CliError::failure(format!(
+        "cannot answer from the opening books: {e} (--no-book searches without them)"
+    ))
+}
+
+/// `b` for people, `widest` being what the seeds allow: `+4 (wins by 4)`, `>= +2 (wins)`,
+/// `in [-3, +5] (open)`.
+pub fn bounds_text(b: Bounds, widest: Bounds) -> String {
+    let what = |v: i32| match v.cmp(&0) {
+        std::cmp::Ordering::Greater => format!("wins by {v}"),
+        std::cmp::Ordering::Equal => "draws".to_owned(),
+        std::cmp::Ordering::Less => format!("loses by {}", -v),
+    };
+    if b.is_exact() {
+        return format!("{} ({})", signed(b.lower), what(b.lower));
+    }
+    let low = b.lower > widest.lower;
+    let high = b.upper < widest.upper;
+    let verdict = if b.lower > 0 {
+        "wins"
+    } else if b.upper < 0 {
+        "loses"
+    } else if b.lower == 0 {
+        "draws or wins"
+    } else if b.upper == 0 {
+        "draws or loses"
+    } else {
+        "open"
+    };
+    match (low, high) {
+        (true, false) => format!(">= {} ({verdict})", signed(b.lower)),
+        (false, true) => format!("<= {} ({verdict})", signed(b.upper)),
+        (true, true) => format!("in [{}, {}] ({verdict})", signed(b.lower), signed(b.upper)),
+        (false, false) => "unknown".to_owned(),
+    }
+}
+
+/// `v` with its sign (`+2`, `0`, `-3`).
+pub fn signed(v: i32) -> String {
+    if v > 0 {
+        format!("+{v}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// The widest bounds of `p`'s value (stores included): what its seeds allow.
+pub fn value_range<L: Lanes>(p: &Position<L>) -> Bounds {
+    let w = Bounds::widest(p.seeds_on_board(), p.rules());
+    let stores = p.store_difference();
+    Bounds {
+        lower: w.lower + stores,
+        upper: w.upper + stores,
+    }
+}

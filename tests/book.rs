@@ -1,0 +1,345 @@
+//! Opening books (`kalah prove --book`, read by `query`, `analyze` and `serve`): an answer from
+//! a book equals the search's, a book that lies or is damaged is an error and never a value,
+//! and bounds that a ledger proves are shown as bounds.
+
+mod cli_common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use cli_common::{DB_HOME_VAR, command, fresh_dir};
+use serde_json::Value;
+
+/// Runs `kalah` with `args` and `home` as its database home.
+fn kalah_in(home: &Path, args: &[&str]) -> Output {
+    command()
+        .env(DB_HOME_VAR, home)
+        .args(args)
+        .output()
+        .expect("the kalah binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A database home with the 4-house levels 0..6 of `rules` and the book of Kalah(4,3) to
+/// depth 3 (`book.jsonl`), both made by `kalah`.
+fn home_with_book(name: &str, rules: &str) -> PathBuf {
+    let home = fresh_dir(name);
+    let dir = home.to_str().unwrap();
+    let built = kalah_in(
+        &home,
+        &[
+            "db",
+            "build",
+            "--houses",
+            "4",
+            "--max-seeds",
+            "6",
+            "--rules",
+            rules,
+            "--dir",
+            dir,
+        ],
+    );
+    assert!(built.status.success(), "{}", stderr(&built));
+    let book = home.join("book.jsonl");
+    let made = kalah_in(
+        &home,
+        &[
+            "prove",
+            "-m",
+            "4",
+            "-n",
+            "3",
+            "--rules",
+            rules,
+            "--book",
+            "3",
+            "--ledger",
+            book.to_str().unwrap(),
+        ],
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    home
+}
+
+/// The positions of the book of Kalah(4,3) to `depth` (`prove --book --list`), with their
+/// depths.
+fn listed(home: &Path, rules: &str, depth: u32) -> Vec<(String, u32)> {
+    let scratch = home.join("unused.txt");
+    let out = kalah_in(
+        home,
+        &[
+            "prove",
+            "-m",
+            "4",
+            "-n",
+            "3",
+            "--rules",
+            rules,
+            "--book",
+            &depth.to_string(),
+            "--list",
+            "--ledger",
+            scratch.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!scratch.exists(), "--list writes no ledger");
+    stdout(&out)
+        .lines()
+        .map(|line| {
+            let (literal, depth) = line.rsplit_once(' ').unwrap();
+            (literal.to_owned(), depth.parse().unwrap())
+        })
+        .collect()
+}
+
+/// `kalah query -` of `positions` under `rules` with `extra` arguments: one JSON answer a line.
+fn batch(home: &Path, rules: &str, positions: &[String], extra: &[&str]) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = command()
+        .env(DB_HOME_VAR, home)
+        .args(["query", "-", "--json", "--rules", rules, "--threads", "2"])
+        .args(extra)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = positions.join("\n") + "\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn book_answers_equal_the_search_s() {
+    for rules in ["standard", "empty-capture"] {
+        let home = home_with_book(&format!("book-equal-{rules}"), rules);
+        let boards = listed(&home, rules, 3);
+        assert!(boards.len() > 50, "{} boards", boards.len());
+        let positions: Vec<String> = boards.iter().map(|(p, _)| p.clone()).collect();
+        let booked = batch(&home, rules, &positions, &[]);
+        let searched = batch(&home, rules, &positions, &["--no-book"]);
+        assert_eq!(booked.len(), positions.len());
+        let mut from_book = 0;
+        for (((p, depth), b), s) in boards.iter().zip(&booked).zip(&searched) {
+            assert_ne!(s["source"], "ledger", "{p}: --no-book reads no book");
+            for field in ["value", "best", "moves", "to_move"] {
+                assert_eq!(b[field], s[field], "{rules} {p}: {field}");
+            }
+            if b["source"] == "ledger" {
+                from_book += 1;
+                assert_eq!(b["nodes"], 0);
+                // The perfect line from the book starts as the search's does.
+                let pv = b["pv"].as_array().unwrap();
+                assert!(!pv.is_empty(), "{p}: a perfect line");
+                if b["pv_complete"] == true {
+                    assert_eq!(
+                        b["pv"], s["pv"],
+                        "{rules} {p}: a whole line is the search's"
+                    );
+                }
+            }
+            // Above the book's last depth, every move leads into the book or the levels.
+            if *depth < 3 {
+                assert_eq!(b["source"], "ledger", "{rules} {p} at depth {depth}");
+            }
+        }
+        assert!(from_book > 10, "{from_book} answers from the book");
+        // The start, for people, says where its answer came from.
+        let out = kalah_in(
+            &home,
+            &["analyze", "<4,0,0,3,3,3,3,3,3,3,3>", "--rules", rules],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains("read from the opening books ("),
+            "{}",
+            stdout(&out)
+        );
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}
+
+#[test]
+fn a_book_that_lies_is_an_error_never_a_value() {
+    let home = home_with_book("book-lies", "standard");
+    let book = home.join("book.jsonl");
+    let text = std::fs::read_to_string(&book).unwrap();
+    let start = "<4,0,0,3,3,3,3,3,3,3,3>";
+    let line = text
+        .lines()
+        .find(|l| l.contains(&format!("\"position\":\"{start}\"")))
+        .expect("the start is in the book")
+        .to_owned();
+    let fact: Value = serde_json::from_str(&line).unwrap();
+    let value = fact["lower"].as_i64().unwrap();
+    let shifted = |by: i64| {
+        let mut f = fact.clone();
+        f["lower"] = (value + by).into();
+        f["upper"] = (value + by).into();
+        serde_json::to_string(&f).unwrap()
+    };
+
+    // Another ledger that contradicts the book: both lines named.
+    std::fs::write(home.join("other.jsonl"), shifted(2) + "\n").unwrap();
+    let out = kalah_in(&home, &["query", start]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).is_empty(), "no value: {}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("book.jsonl") && err.contains("other.jsonl"),
+        "{err}"
+    );
+    assert!(err.contains("--no-book"), "{err}");
+    // --no-book searches without it.
+    let out = kalah_in(&home, &["query", start, "--no-book", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let searched: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(searched["value"].as_i64(), Some(value));
+    std::fs::remove_file(home.join("other.jsonl")).unwrap();
+
+    // The book's own value of the start changed: its moves disagree, an error.
+    std::fs::write(&book, text.replace(&line, &shifted(-2))).unwrap();
+    let out = kalah_in(&home, &["query", start]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("its moves give"), "{}", stderr(&out));
+
+    // A garbled line: an error naming the file and the line.
+    std::fs::write(&book, text.replace(&line, "{\"fact\": 1, \"position\": ")).unwrap();
+    let out = kalah_in(&home, &["analyze", start]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("book.jsonl"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn bounds_a_ledger_proves_are_shown_as_bounds() {
+    let home = fresh_dir("book-bounds");
+    let start = "<4,0,0,3,3,3,3,3,3,3,3>";
+    let searched: Value =
+        serde_json::from_slice(&kalah_in(&home, &["query", start, "--json"]).stdout).unwrap();
+    let value = searched["value"].as_i64().unwrap();
+    let fact = serde_json::json!({
+        "fact": 1, "houses": 4, "rules": "standard", "position": start,
+        "lower": value - 2, "upper": 24, "nodes": 10, "cpu_s": 0.1,
+        "levels": {"rules": "standard", "top": null}, "kalah": "0.1.0",
+        "budget": 10, "over_budget": false, "root": start,
+    });
+    std::fs::write(home.join("campaign.jsonl"), format!("{fact}\n")).unwrap();
+    let out = kalah_in(&home, &["query", start]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("the ledgers prove its value >= +{}", value - 2)),
+        "{}",
+        stderr(&out)
+    );
+    let answer: Value =
+        serde_json::from_slice(&kalah_in(&home, &["query", start, "--json"]).stdout).unwrap();
+    assert_eq!(answer["source"], "search");
+    assert_eq!(answer["value"].as_i64(), Some(value));
+    assert_eq!(answer["ledger_bounds"]["lower"].as_i64(), Some(value - 2));
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn the_shipped_books_are_read_by_an_installed_binary() {
+    // No home, no flag: the books built into kalah answer the classic start at once.
+    let home = fresh_dir("book-shipped");
+    let out = kalah_in(
+        &home,
+        &["query", "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "ledger", "{answer}");
+    assert_eq!(answer["value"], 8, "Kalah(6,4) standard is +8");
+    assert_eq!(answer["best"], serde_json::json!([3]));
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn serve_answers_from_the_book_and_says_so() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let home = home_with_book("book-serve", "standard");
+    let mut child = command()
+        .env(DB_HOME_VAR, &home)
+        .args(["serve", "--bind", "127.0.0.1:0", "--threads", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("opening books: "), "{first}");
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap()
+        .to_owned();
+    let get = |target: &str| -> Value {
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+        serde_json::from_str(body).unwrap()
+    };
+    let start = get("/api/v1/start?houses=4&seeds=3");
+    let searched: Value = serde_json::from_slice(
+        &kalah_in(
+            &home,
+            &["query", "<4,0,0,3,3,3,3,3,3,3,3>", "--json", "--no-book"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(start["source"], "ledger", "{start}");
+    assert_eq!(start["nodes"], 0);
+    assert_eq!(start["value"], searched["value"]);
+    let mut moves: Vec<(i64, i64)> = start["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["house"].as_i64().unwrap(), m["value"].as_i64().unwrap()))
+        .collect();
+    moves.sort();
+    let expected: Vec<(i64, i64)> = searched["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["house"].as_i64().unwrap(), m["value"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(moves, expected);
+    let _ = std::fs::remove_dir_all(&home);
+}
