@@ -139,21 +139,24 @@ extern "C" fn note_interrupt(_signal: libc::c_int) {
     INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// From now on Ctrl-C (SIGINT) only sets a flag, read by [`interrupted`], instead of ending the
-/// process: for a command that must save its work first. (Elsewhere than on Unix: nothing.)
+/// From now on Ctrl-C (SIGINT) and SIGTERM only set a flag, read by [`interrupted`], instead of
+/// ending the process: for a command that must save its work first. (Elsewhere than on Unix:
+/// nothing.)
 pub fn catch_interrupt() {
     #[cfg(unix)]
-    // Safety: the handler only stores to a static atomic, which is async-signal-safe, and
-    // `note_interrupt` has the C signature `signal` expects for a handler.
-    unsafe {
-        libc::signal(
-            libc::SIGINT,
-            note_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // Safety: the handler only stores to a static atomic, which is async-signal-safe, and
+        // `note_interrupt` has the C signature `signal` expects for a handler.
+        unsafe {
+            libc::signal(
+                signal,
+                note_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
     }
 }
 
-/// Whether Ctrl-C was pressed since [`catch_interrupt`].
+/// Whether Ctrl-C was pressed (or SIGTERM came) since [`catch_interrupt`].
 pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }

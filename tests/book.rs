@@ -276,6 +276,39 @@ fn the_shipped_books_are_read_by_an_installed_binary() {
     assert_eq!(answer["source"], "ledger", "{answer}");
     assert_eq!(answer["value"], 8, "Kalah(6,4) standard is +8");
     assert_eq!(answer["best"], serde_json::json!([3]));
+    // Empty-capture Kalah(6,4) is +10 (Irving, Donkers and Uiterwijk, 2000).
+    let out = kalah_in(
+        &home,
+        &[
+            "query",
+            "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>",
+            "--json",
+            "--rules",
+            "empty-capture",
+        ],
+    );
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "ledger", "{answer}");
+    assert_eq!(answer["value"], 10);
+    // Every shipped book answers its start with no levels at all, checked against its moves.
+    // Kalah(6,5): +10 standard, +12 empty-capture (the values of data/values/starts.jsonl).
+    let shipped = [
+        (6, 4, "standard", 8),
+        (6, 4, "empty-capture", 10),
+        (6, 5, "standard", 10),
+        (6, 5, "empty-capture", 12),
+    ];
+    for (m, n, rules, value) in shipped {
+        let start = format!("<{m},0,0,{}>", vec![n.to_string(); 2 * m].join(","));
+        let out = kalah_in(
+            &home,
+            &["query", &start, "--json", "--rules", rules, "--no-db"],
+        );
+        assert!(out.status.success(), "{start} {rules}: {}", stderr(&out));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(answer["source"], "ledger", "{start} {rules}: {answer}");
+        assert_eq!(answer["value"], value, "{start} {rules}");
+    }
     let _ = std::fs::remove_dir_all(&home);
 }
 

@@ -551,3 +551,49 @@ fn a_home_that_cannot_be_a_directory_is_an_error_not_silence() {
     ok(command, &["query", SMALL, "--no-db"]);
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_build_stopped_by_sigterm_says_what_it_kept_and_resumes() {
+    let (home, _) = fresh_home("sigterm");
+    let dir = home.join("db");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "db",
+        "build",
+        "--houses",
+        "5",
+        "--max-seeds",
+        "27",
+        "--dir",
+        d,
+        "--yes",
+    ];
+    let child = in_home(&home)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once a few levels are done, SIGTERM.
+    let started = Instant::now();
+    while !dir.join("kalah-5-standard-012.kdb").exists() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no level 12");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted") && err.contains("resumes"),
+        "{err}"
+    );
+    let kept = files_in(&dir).len();
+    assert!(kept >= 13, "{kept} files kept");
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -56,7 +56,17 @@ impl DbChoice {
             return Ok(None);
         }
         if let Some(dir) = &self.db {
-            return Ok(Some(dir.clone()));
+            return match std::fs::metadata(dir) {
+                Ok(meta) if meta.is_dir() => Ok(Some(dir.clone())),
+                Ok(_) => Err(CliError::input(format!(
+                    "--db {}: not a directory",
+                    dir.display()
+                ))),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::input(
+                    format!("--db {}: no such directory", dir.display()),
+                )),
+                Err(e) => Err(CliError::failure(format!("--db {}: {e}", dir.display()))),
+            };
         }
         let Some(home) = kalah::db::home::home() else {
             return Ok(None);

@@ -45,6 +45,7 @@ pub struct MatchArgs {
         long,
         short = 'g',
         value_name = "N",
+        default_value_t = 100,
         value_parser = super::args::count::<usize>(1..=MAX_GAMES)
     )]
     games: usize,

@@ -129,6 +129,23 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `kalah` and the subcommands that `args` names, in order (`kalah db build`): the command
+/// whose help a usage error points to.
+fn command_path(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    let mut path = vec!["kalah".to_owned()];
+    for arg in args {
+        let Some(arg) = arg.to_str() else { break };
+        let Some(sub) = command.find_subcommand(arg).cloned() else {
+            break;
+        };
+        path.push(sub.get_name().to_owned());
+        command = sub;
+    }
+    path.join(" ")
+}
+
 /// The most characters of a usage error shown (it may quote a value of any length).
 const MAX_CLAP_MESSAGE: usize = 400;
 
@@ -154,7 +171,9 @@ fn clap_error(err: clap::Error) -> ExitCode {
             let message = message.strip_prefix("error: ").unwrap_or(&message);
             // The message repeats what was typed: control characters escaped, a huge value cut.
             let message = kalah::text::escape_within(message, MAX_CLAP_MESSAGE);
-            eprintln!("kalah: {message} (see kalah --help)");
+            // The help of the command the error is about: the subcommands on the command line.
+            let command = command_path(std::env::args_os().skip(1));
+            eprintln!("kalah: {message} (see {command} --help)");
             ExitCode::from(2)
         }
     }

@@ -737,9 +737,18 @@ impl<R: BufRead> Session<R> {
         });
         match last {
             Some(i) => {
+                let undone = self.game.actions().len() - i;
                 self.game = self.game.truncated(i);
                 self.unsaved = true;
-                println!("taken back to before action {}", i + 1);
+                println!(
+                    "taken back: your last move{} ({undone} action{} in all); play it again",
+                    if undone > 1 {
+                        " and what followed it"
+                    } else {
+                        ""
+                    },
+                    if undone == 1 { "" } else { "s" }
+                );
                 true
             }
             None => {

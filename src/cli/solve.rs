@@ -102,6 +102,8 @@ pub struct SearchDb {
     built: Option<Duration>,
     /// Why there is none (when `tablebase` is `None`), for people.
     none: String,
+    /// Whether --memory-db was given (not taken by default).
+    asked: bool,
 }
 
 impl SearchDb {
@@ -109,9 +111,14 @@ impl SearchDb {
     fn line(&self) -> String {
         match (&self.tablebase, self.built) {
             (Some(tablebase), Some(time)) => format!(
-                "endgame levels 0..={} built in memory first in {:.3} s (--memory-db)",
+                "endgame levels 0..={} built in memory first in {:.3} s ({})",
                 tablebase.max_level(),
-                time.as_secs_f64()
+                time.as_secs_f64(),
+                if self.asked {
+                    "--memory-db"
+                } else {
+                    "no database files found: --memory-db auto"
+                }
             ),
             (Some(tablebase), None) => super::db_choice::files_line(tablebase),
             (None, _) => self.none.clone(),
@@ -151,6 +158,7 @@ impl SearchArgs {
                 tablebase: Some(tablebase),
                 built: None,
                 none: String::new(),
+                asked: false,
             };
             return Ok((config, db));
         }
@@ -168,6 +176,7 @@ impl SearchArgs {
                     tablebase: Some(tablebase),
                     built: Some(time),
                     none: String::new(),
+                    asked: self.memory_db.is_some(),
                 }
             }
             None => SearchDb {
@@ -177,6 +186,7 @@ impl SearchArgs {
                     Some(_) => "no endgame database (--memory-db)".to_owned(),
                     None => self.db.none_found(houses, rules),
                 },
+                asked: self.memory_db.is_some(),
             },
         };
         Ok((config, db))
@@ -210,8 +220,8 @@ impl SearchArgs {
     }
 }
 
-/// Solve Kalah(M,N) from the start: the first player's exact margin, every optimal first move,
-/// the value of each first move and a perfect game.
+/// Solve Kalah(M,N) from the start: the first player's exact margin, every optimal first move
+/// and a perfect game (the value of each first move too with --all-moves).
 ///
 /// The value is the final store difference, South (who moves first) minus North, when both
 /// play perfectly: positive means South wins.
@@ -415,7 +425,17 @@ fn query_in_batch<L: Lanes>(
             .add_shipped(Some(game))
             .map_err(|e| CliError::failure(format!("cannot read the opening books: {e}")))?;
     }
-    let Some(bounds) = from_book(p, &batch.book, batch.files.as_deref(), started, args.json)?
+    // In a batch the bounds go in the JSON only: a line on stderr a position would bury the
+    // errors there.
+    let quiet = args.json || many;
+    let Some(bounds) = from_book(
+        p,
+        &batch.book,
+        batch.files.as_deref(),
+        started,
+        args.json,
+        quiet,
+    )?
     else {
         return Ok(());
     };
@@ -571,7 +591,9 @@ fn with_progress<L: Lanes, T>(
             }
         });
         let mut on_step = |s: &kalah::Progress| {
-            let depth = s.depth.map_or("exact".to_owned(), |d| format!("depth {d}"));
+            let depth = s
+                .depth
+                .map_or("exact search".to_owned(), |d| format!("depth {d}"));
             let bounds = format!("value in [{}, {}]", stores + s.lower, stores + s.upper);
             indicator.set_message(format!("{depth}: {bounds}"));
             indicator.note(format!(
@@ -636,7 +658,7 @@ fn report<L: Lanes>(
             Some(_) => None,
             None => args.db.open(p.houses_per_side(), p.rules())?,
         };
-        match from_book(p, &book, db.as_deref(), started, args.json)? {
+        match from_book(p, &book, db.as_deref(), started, args.json, args.json)? {
             Some(b) => bounds = b,
             None => return Ok(()),
         }
@@ -655,15 +677,16 @@ fn report<L: Lanes>(
 }
 
 /// Answers `p` from `book` (the levels `db` giving the boards they hold) if it proves the value
-/// of `p` and of each of its moves, printing the answer: then `None`. Otherwise the bounds the
-/// book proves on `p`'s value, if any, said on stderr (for people) before the search that
-/// follows.
+/// of `p` and of each of its moves, printing the answer (as JSON with `json`): then `None`.
+/// Otherwise the bounds the book proves on `p`'s value, if any, said on stderr (unless
+/// `quiet`) before the search that follows.
 fn from_book<L: Lanes>(
     p: &Position<L>,
     book: &kalah::book::Book,
     db: Option<&Tablebase>,
     started: Instant,
     json: bool,
+    quiet: bool,
 ) -> Result<Option<Option<kalah::prove::fact::Bounds>>, CliError> {
     if let Some(found) = book.analyze(p, db).map_err(book_error)? {
         let answer = Answer {
@@ -677,7 +700,7 @@ fn from_book<L: Lanes>(
         return Ok(None);
     }
     let bounds = book.bounds(p);
-    if let (Some(b), false) = (bounds, json) {
+    if let (Some(b), false) = (bounds, quiet) {
         eprintln!(
             "the ledgers prove its value {}; searching for the exact value",
             bounds_text(b, value_range(p))
