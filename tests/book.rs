@@ -376,3 +376,51 @@ fn serve_answers_from_the_book_and_says_so() {
     assert_eq!(moves, expected);
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[test]
+fn replay_values_the_first_sowings_of_kalah_6_4_from_the_book() {
+    let home = fresh_dir("book-replay");
+    let d = home.to_str().unwrap();
+    let played = kalah_in(
+        &home,
+        &[
+            "match",
+            "greedy",
+            "greedy",
+            "--games",
+            "1",
+            "-m",
+            "6",
+            "-n",
+            "4",
+            "--opening-plies",
+            "0",
+            "--record",
+            d,
+            "--no-db",
+        ],
+    );
+    assert!(played.status.success(), "{}", stderr(&played));
+    let file = home.join("game-0001.txt");
+    let replayed = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "replay",
+            file.to_str().unwrap(),
+            "--json",
+            "--solve-seeds",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        let out = kalah_in(&home, &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = replayed(&[]);
+    let first = &v["moves"][0];
+    assert_eq!(first["source"], "ledger", "{first}");
+    assert_eq!(first["best"], 8, "the start of Kalah(6,4) is +8");
+    // --no-book: nothing to value it with (no levels, no search).
+    let v = replayed(&["--no-book"]);
+    assert!(v["moves"][0]["value"].is_null(), "{}", v["moves"][0]);
+    let _ = std::fs::remove_dir_all(&home);
+}

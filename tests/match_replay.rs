@@ -466,6 +466,61 @@ fn replay_finds_no_mistake_in_the_perfect_players_moves() {
 }
 
 #[test]
+fn replay_blames_no_player_for_the_random_opening() {
+    let dir = fresh_dir("match-replay-opening");
+    let d = dir.to_str().unwrap();
+    json(&[
+        "match",
+        "perfect",
+        "random:5",
+        "--games",
+        "1",
+        "--houses",
+        "4",
+        "--seeds",
+        "3",
+        "--opening-plies",
+        "3",
+        "--record",
+        d,
+        "--json",
+    ]);
+    let file = record_path(&dir, 1);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\nopening: 3\n"), "{text}");
+    let v = json(&["replay", file.to_str().unwrap(), "--json"]);
+    assert_eq!(v["opening"], 3);
+    let moves = v["moves"].as_array().unwrap();
+    for (i, m) in moves.iter().enumerate() {
+        assert_eq!(m["opening"], i < 3, "ply {}", i + 1);
+    }
+    let out = kalah(&["replay", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1. South (random opening): "), "{text}");
+    assert!(text.contains("no player's choice"), "{text}");
+    // The perfect player's mistakes count only its own sowings: none.
+    assert!(
+        text.contains("perfect (started South) 0 seeds in 0 of"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(the random opening's 3 actions not counted)"),
+        "{text}"
+    );
+    // A record whose opening is longer than its game is refused, naming the line.
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        "variant: Kalah(3,2)\nrules: standard\nopening: 5\nsouth 1\n",
+    )
+    .unwrap();
+    let out = kalah(&["replay", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 3"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn replay_values_nothing_under_awari_basic() {
     let dir = fresh_dir("match-awari");
     let d = dir.to_str().unwrap();

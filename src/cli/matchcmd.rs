@@ -334,13 +334,14 @@ fn write_record(
     config: &MatchConfig,
 ) -> Result<(), String> {
     let (south, north) = if r.a_started_south() { (a, b) } else { (b, a) };
-    let text = Record::of(
+    let mut record = Record::of(
         &r.game,
         &south.to_string(),
         &north.to_string(),
         Some(now_utc()),
-    )
-    .to_text();
+    );
+    record.opening = r.opening;
+    let text = record.to_text();
     // A comment after the first line: where the game comes from (comments are ignored when
     // the record is read).
     let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));

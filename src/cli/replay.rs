@@ -21,7 +21,9 @@ use super::progress::Indicator;
 ///
 /// Values are final store differences for the side that moves, stores included, under
 /// perfect play from there on. A sowing is valued when its position is in the endgame
-/// database (--db) or has at most S seeds on the board (--solve-seeds, searched). The pie
+/// database (--db), an opening book answers it (the first sowings of Kalah(6,4) and (6,5);
+/// --no-book), or it has at most S seeds on the board (--solve-seeds, searched). The actions
+/// of a match's random opening are valued but counted against no player. The pie
 /// rule's swap, and under the pie rule the moves before North's answer to South's first
 /// turn, are not valued (the solver does not know the swap); nothing is valued under
 /// awari-basic rules.
@@ -35,6 +37,9 @@ pub struct ReplayArgs {
     /// the search probes them.
     #[command(flatten)]
     db: DbChoice,
+
+    #[command(flatten)]
+    book: super::books::BookArg,
 
     /// Search the positions with at most S seeds on the board, 0 (value only what the database
     /// holds) to 64 (beyond, a search takes hours). Each such position is solved exactly: keep
@@ -61,7 +66,7 @@ struct Valuation {
     best: i32,
     /// The lowest best house.
     best_move: Move,
-    /// `"database"` or `"search"`.
+    /// `"database"`, `"ledger"` (the opening books) or `"search"`.
     source: &'static str,
 }
 
@@ -79,6 +84,8 @@ struct Ply {
 struct Judge {
     rules: Rules,
     db: Option<Arc<Tablebase>>,
+    /// The opening books of the game.
+    book: kalah::book::Book,
     solver: Solver,
     solve_seeds: u32,
 }
@@ -88,6 +95,7 @@ impl Judge {
         houses: usize,
         rules: Rules,
         db: Option<Arc<Tablebase>>,
+        book: kalah::book::Book,
         solve_seeds: u32,
     ) -> Result<Judge, CliError> {
         let tt_mib =
@@ -105,6 +113,7 @@ impl Judge {
         Ok(Judge {
             rules,
             db,
+            book,
             solver,
             solve_seeds,
         })
@@ -137,6 +146,25 @@ impl Judge {
                     source: "database",
                 }));
             }
+        }
+        let booked = self
+            .book
+            .analyze(p, self.db.as_deref())
+            .map_err(super::books::book_error)?;
+        if let Some(found) = booked {
+            let a = found.analysis;
+            let value = a
+                .moves
+                .iter()
+                .find(|m| m.mv == mv)
+                .expect("the book values every legal move")
+                .value;
+            return Ok(Some(Valuation {
+                value,
+                best: a.value,
+                best_move: a.best[0],
+                source: "ledger",
+            }));
         }
         if p.seeds_on_board() > self.solve_seeds {
             return Ok(None);
@@ -179,12 +207,17 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let search_seeds = (args.solve_seeds > 0).then(|| args.solve_seeds.min(rules.seeds_in_play()));
     let db = super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?;
     let judge = match kalah_rules {
-        Some(r) => Some(Judge::new(
-            rules.houses,
-            r,
-            db.clone(),
-            search_seeds.unwrap_or(0),
-        )?),
+        Some(r) => {
+            let game = (rules.houses, r, rules.seeds_in_play());
+            let book = args.book.open(&args.db, Some(game))?;
+            Some(Judge::new(
+                rules.houses,
+                r,
+                db.clone(),
+                book,
+                search_seeds.unwrap_or(0),
+            )?)
+        }
         None => None,
     };
 
@@ -246,6 +279,7 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
                 "best_move": v.map(|v| v.best_move.house()),
                 "mistake": v.map(|v| v.best - v.value),
                 "source": v.map(|v| v.source),
+                "opening": i < record.opening,
             })
         })
         .collect();
@@ -256,6 +290,7 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
         "south": record.south,
         "north": record.north,
         "date": record.date,
+        "opening": record.opening,
         "moves": moves,
         "result": game.state().result(),
         "final_position": play_literal(game.state()),
@@ -318,8 +353,21 @@ fn print_replay(
     for (i, p) in plies.iter().enumerate() {
         println!();
         println!("{}", p.state.render());
-        let head = format!("{}. {} ({}): {}", i + 1, p.side, names[p.seat], p.action);
+        let who = if i < record.opening {
+            "random opening"
+        } else {
+            names[p.seat].as_str()
+        };
+        let head = format!("{}. {} ({who}): {}", i + 1, p.side, p.action);
         let verdict = match (&p.valuation, p.action) {
+            // No player chose it: shown, never counted against anyone.
+            (v, _) if i < record.opening => match v {
+                Some(v) => format!(
+                    "the random opening, no player's choice (value {:+}, best {:+})",
+                    v.value, v.best
+                ),
+                None => "the random opening, no player's choice".to_owned(),
+            },
             (_, Action::Swap) => "the pie rule's swap (not valued)".to_owned(),
             (Some(v), _) => {
                 let t = &mut tally[p.seat];
@@ -382,6 +430,11 @@ fn print_replay(
                 )
             })
             .collect();
-        println!("mistakes: {}", line.join("; "));
+        let opening = match record.opening {
+            0 => String::new(),
+            1 => " (the random opening's action not counted)".to_owned(),
+            n => format!(" (the random opening's {n} actions not counted)"),
+        };
+        println!("mistakes: {}{opening}", line.join("; "));
     }
 }

@@ -8,6 +8,7 @@
 //! south: perfect
 //! north: random:7
 //! date: 2026-11-21 14:50 UTC
+//! opening: 2
 //! result: South 30, North 18: South wins by 12
 //!
 //! south 3-6
@@ -16,7 +17,9 @@
 //! ```
 //!
 //! Header lines are `key: value`; `variant` and `rules` are required, the others optional
-//! (`pie` defaults to `no`; `result` is informational: the moves decide). A turn line is the
+//! (`pie` defaults to `no`; `result` is informational: the moves decide; `opening: N` says
+//! that the first N actions were a random opening made for both players, as `kalah match`
+//! plays them, not a player's choice). Each field at most once. A turn line is the
 //! side that moves and its sowings joined by `-` (extra turns); the pie rule's swap is a line
 //! of its own, `north swap`, after which North (now the other player) moves again. Any split
 //! of a turn over several lines is accepted, as long as each line names the side to move.
@@ -49,6 +52,8 @@ pub struct Record {
     pub date: Option<String>,
     /// Every action in order.
     pub actions: Vec<Action>,
+    /// How many of the first actions were a random opening, no player's choice (0: none).
+    pub opening: usize,
 }
 
 /// A record that could not be read, with its line (1-based; 0 for the whole file). The message
@@ -82,6 +87,7 @@ impl Record {
             north: north.to_owned(),
             date,
             actions: game.actions().iter().map(|&(_, a)| a).collect(),
+            opening: 0,
         }
     }
 
@@ -108,6 +114,9 @@ impl Record {
         out += &format!("north: {}\n", one_line(&self.north));
         if let Some(date) = &self.date {
             out += &format!("date: {}\n", one_line(date));
+        }
+        if self.opening > 0 {
+            out += &format!("opening: {}\n", self.opening);
         }
         // Group the actions into turns by replaying them.
         let mut game = Game::new(self.rules);
@@ -147,6 +156,7 @@ impl Record {
         let mut south = String::from("?");
         let mut north = String::from("?");
         let mut date = None;
+        let mut opening: Option<(usize, usize)> = None;
         let mut turns: Vec<(usize, Side, Vec<Action>)> = Vec::new();
         // The header fields met so far, each with its line.
         let mut seen: Vec<(String, usize)> = Vec::new();
@@ -190,6 +200,20 @@ impl Record {
                     "south" => south = value.to_owned(),
                     "north" => north = value.to_owned(),
                     "date" => date = Some(value.to_owned()),
+                    "opening" => {
+                        opening = Some((
+                            n,
+                            value.parse::<usize>().map_err(|_| {
+                                err(
+                                    n,
+                                    format!(
+                                        "opening must be a count of actions, not {}",
+                                        quote(value)
+                                    ),
+                                )
+                            })?,
+                        ))
+                    }
                     "result" => {}
                     other => {
                         return Err(err(n, format!("unknown header field {}", quote(other))));
@@ -238,12 +262,26 @@ impl Record {
                 actions.push(action);
             }
         }
+        let opening = match opening {
+            Some((n, count)) if count > actions.len() => {
+                return Err(err(
+                    n,
+                    format!(
+                        "opening: {count} actions, but the game has {}",
+                        actions.len()
+                    ),
+                ));
+            }
+            Some((_, count)) => count,
+            None => 0,
+        };
         Ok(Record {
             rules: game_rules,
             south,
             north,
             date,
             actions,
+            opening,
         })
     }
 }
