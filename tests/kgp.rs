@@ -439,6 +439,33 @@ fn a_stop_before_any_move_ends_the_search_and_a_newer_state_cuts_an_older_one_sh
 }
 
 #[test]
+fn a_flood_of_states_is_answered_by_its_last_at_once() {
+    let (listener, port) = listen();
+    let client = client(port, |c| c.time_per_move = secs(2));
+    let mut conn = Conn::accept(&listener);
+    conn.handshake();
+    // 200 states in one packet: only the newest matters.
+    let flood: String = (0..200)
+        .map(|i| format!("{} state {START}\r\n", 2 * i + 1))
+        .collect();
+    let sent = Instant::now();
+    conn.raw(flood.as_bytes());
+    conn.until(secs(10), |l| l == "@399 yield");
+    assert!(sent.elapsed() < secs(5), "{:?}", sent.elapsed());
+    conn.send("400 goodbye");
+    let out = client.join().unwrap();
+    let all = answers(&out.events);
+    let last = all
+        .iter()
+        .find(|a| a.id == Some(399))
+        .expect("the last state answered");
+    assert!(last.yielded && !last.moves.is_empty(), "{last}");
+    // The stale ones sent nothing: at most the one in flight when the flood came.
+    let moved = all.iter().filter(|a| !a.moves.is_empty()).count();
+    assert!(moved <= 2, "{moved} states got moves");
+}
+
+#[test]
 fn a_position_the_solver_solves_gets_its_move_and_a_yield_long_before_the_deadline() {
     let (listener, port) = listen();
     let client = client(port, |c| c.time_per_move = secs(10));

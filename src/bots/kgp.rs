@@ -28,7 +28,9 @@
 //!   `move` or `yield` is sent for it afterwards. A stop for a state not yet begun skips it.
 //! - A new `state` while another is being searched cuts the older search short: it still
 //!   answers with the legal move it has, then yields (one CPU thinks about one board at a
-//!   time, and the server's clock runs for the newer one too).
+//!   time, and the server's clock runs for the newer one too). A state not yet begun when a
+//!   newer one comes is skipped (no move, no yield, no pause): a flood of states is answered
+//!   by its last one, at once.
 //! - **`set`**: `time:clock` (seconds left) caps the thinking time; `game:id` and
 //!   `game:opponent` are written to the log; other options are ignored, as the spec requires.
 //! - **`error`** and **`nok`** from the server are logged and reported as events; `ok` and
@@ -980,6 +982,14 @@ impl Client<'_> {
         if request.stopped.load(Ordering::SeqCst) {
             answer.stopped = true;
             answer.note = Some("stopped before it was begun".into());
+            answer.elapsed = received.elapsed();
+            return Some(answer);
+        }
+        // A newer state came before this one was begun: only the newest matters, so this one
+        // gets no move and no pause (a flood of states is answered by its last, at once).
+        if request.halt.load(Ordering::SeqCst) {
+            answer.stopped = true;
+            answer.note = Some("a newer state came before it was begun: skipped".into());
             answer.elapsed = received.elapsed();
             return Some(answer);
         }

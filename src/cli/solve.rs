@@ -278,7 +278,10 @@ pub struct AnalyzeArgs {
 /// and answers each in turn, one JSON object a line with --json: the databases are opened once
 /// and the search's table stays warm, for thousands of positions in one run. A line that
 /// cannot be answered gets `{"line": N, "error": "..."}` (or a message on stderr) and the
-/// batch goes on; the exit code is then 2. One batch, one board size: the first position sets
+/// batch goes on; the exit code is then 2. Two things end the batch instead, after the lines
+/// answered so far (exit code 1): a line with no line break within 64 MiB (the input is not
+/// lines of text), and a failure of the databases or of the machine, such as a damaged block
+/// of a level (no later line could be trusted to it: repair the level, see `kalah db verify`). One batch, one board size: the first position sets
 /// the houses (and, with --memory-db, the levels built); the table is at least 512 MiB.
 #[derive(Args, Debug)]
 pub struct QueryArgs {

@@ -246,7 +246,8 @@ pub fn load(
     if u64::from_le_bytes(sum) != stored {
         tt.clear();
         return Err(TableFileError::Format(format!(
-            "{} is damaged (checksum mismatch); the table starts empty",
+            "{} is damaged (checksum mismatch): not used; delete it (or name another file) to \
+             start from an empty table",
             path.display()
         )));
     }
