@@ -73,6 +73,13 @@ pub fn default_sigpipe() {
     memory::default_sigpipe();
 }
 
+/// For the `kalah` binary: a level file cut short under its map ends the process with a
+/// message, not a bare "Bus error".
+#[doc(hidden)]
+pub fn catch_bus_error() {
+    memory::catch_bus_error();
+}
+
 /// For the `kalah` binary: Ctrl-C only sets a flag ([`interrupted`]), for a command that saves
 /// its work before it ends.
 #[doc(hidden)]

@@ -10,5 +10,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     kalah::default_sigpipe();
+    kalah::catch_bus_error();
     cli::main()
 }

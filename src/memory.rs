@@ -100,7 +100,8 @@ pub fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     // Safety: the map is read-only and private to this process's view of a database file; the
     // crate never writes a level file after renaming it into place, and the documented contract
     // of the databases is that nobody else does while it is open (a file truncated under a live
-    // map would make reads fault, as for every memory-mapped database). Every byte pattern is a
+    // map makes reads fault, as for every memory-mapped database: the binary's SIGBUS handler,
+    // [`catch_bus_error`], then ends the process with a message). Every byte pattern is a
     // valid u8, so no read can produce an invalid value.
     let map = unsafe { memmap2::Mmap::map(file) }?;
     #[cfg(target_os = "linux")]
@@ -127,6 +128,36 @@ pub fn default_sigpipe() {
     // once at start-up, before any thread exists, and installs no handler code.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// What the SIGBUS handler says before the process ends.
+#[cfg(unix)]
+const BUS_MESSAGE: &[u8] = b"kalah: a memory-mapped file (a database level) was cut short or \
+replaced while in use, and could not be read: stopped. No answer was given from it. Run the \
+command again; `kalah db verify` checks the levels.\n";
+
+#[cfg(unix)]
+extern "C" fn bus_error(_signal: libc::c_int) {
+    // Safety: write(2) and _exit(2) are async-signal-safe; the message is a static buffer.
+    unsafe {
+        let _ = libc::write(2, BUS_MESSAGE.as_ptr().cast(), BUS_MESSAGE.len());
+        libc::_exit(1);
+    }
+}
+
+/// From now on a read of a mapped file that was truncated under the map (SIGBUS) ends the
+/// process with one line on stderr and exit code 1, not a bare "Bus error" (a value is never
+/// read from such a file: the read itself faults). (Elsewhere than on Unix: nothing.)
+pub fn catch_bus_error() {
+    #[cfg(unix)]
+    // Safety: the handler only calls async-signal-safe functions (write, _exit) and has the C
+    // signature `signal` expects; it is installed once at start-up.
+    unsafe {
+        libc::signal(
+            libc::SIGBUS,
+            bus_error as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
     }
 }
 

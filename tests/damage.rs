@@ -490,3 +490,41 @@ fn byte_wide_files_are_refused_until_upgraded_to_the_same_bytes() {
     // very bytes of a fresh build.
     upgrades_to_the_fresh_build(&old, &fresh, 9);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_level_cut_short_under_a_running_reader_ends_it_with_a_message_not_a_bus_error() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = fresh_dir("damage-sigbus");
+    build_db(&dir, 10);
+    let mut child = cli_common::command()
+        .args(["query", "-", "--json", "--db", dir.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A position of level 10, answered from the map.
+    let position = "<4,0,0,2,2,1,1,1,1,1,1>";
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{position}").unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("\"source\":\"database\""), "{first}");
+    // Level 10 cut short in place, under the live map: the next read of it faults.
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(file(&dir, 10))
+        .unwrap();
+    f.set_len(100).unwrap();
+    writeln!(stdin, "{position}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "ended by a signal? {err}");
+    assert!(err.contains("cut short or replaced while in use"), "{err}");
+    assert!(out.stdout.is_empty(), "no answer after the cut");
+    let _ = std::fs::remove_dir_all(&dir);
+}
