@@ -404,10 +404,10 @@ impl Page {
         assert_eq!(pv, want_pv, "#pv: {context}");
         // Where the answer came from.
         let source = api["source"].as_str().expect("source");
-        let word = if source == "database" {
-            "database"
-        } else {
-            "search"
+        let word = match source {
+            "database" => "database",
+            "ledger" => "opening books",
+            _ => "search",
         };
         assert!(
             self.source.to_lowercase().contains(word),
