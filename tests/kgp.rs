@@ -830,3 +830,33 @@ fn no_move_goes_before_the_pause_and_the_yield_waits_for_the_move_to_stand() {
         assert_eq!(sent.len(), 1, "{sent:?}; {answer}; first {first}");
     }
 }
+
+#[test]
+fn without_log_the_log_goes_to_the_state_directory_not_the_current_one() {
+    let (listener, port) = listen();
+    drop(listener);
+    let home = cli_common::fresh_dir("kgp-log-home");
+    let work = home.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = cli_common::command()
+        .current_dir(&work)
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--retries", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log = home.join(".local/state/kalah/kalah-kgp.log");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("kalah kgp: log in {}", log.display())),
+        "{stderr}"
+    );
+    assert!(log.exists(), "{stderr}");
+    assert!(
+        std::fs::read_dir(&work).unwrap().next().is_none(),
+        "nothing in the current directory"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}

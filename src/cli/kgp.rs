@@ -62,9 +62,11 @@ pub struct KgpArgs {
     #[command(flatten)]
     db: DbChoice,
 
-    /// The log file (appended to).
-    #[arg(long, value_name = "FILE", default_value = "kalah-kgp.log")]
-    log: PathBuf,
+    /// The log file (appended to) [default: kalah-kgp.log in $XDG_STATE_HOME/kalah, else
+    /// ~/.local/state/kalah (made if missing), else in the current directory]. Its path is
+    /// the first line on stderr.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
 
     /// Reconnection attempts in a row before giving up, 0 (none) to 10000 (a week of attempts
     /// a minute apart).
@@ -149,12 +151,17 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
         retry_delay: args.retry_delay,
         resend_pause: args.resend_pause,
     };
-    let mut log = kalah::files::open_log(&args.log, true).map_err(|e| {
+    let log_path = match &args.log {
+        Some(path) => path.clone(),
+        None => default_log()?,
+    };
+    let mut log = kalah::files::open_log(&log_path, true).map_err(|e| {
         CliError::input(format!(
             "cannot open the log file {}: {e}",
-            kalah::text::quote(&args.log.to_string_lossy())
+            kalah::text::quote(&log_path.to_string_lossy())
         ))
     })?;
+    eprintln!("kalah kgp: log in {}", log_path.display());
     let verbose = args.verbose;
     let result = kgp::run(&config, &mut log, &mut |event| match event {
         Event::Connected { address } => eprintln!("kalah kgp: connected to {address}"),
@@ -186,4 +193,29 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
             Err(CliError::failure(e.to_string()))
         }
     }
+}
+
+/// Where the log goes without --log: `kalah-kgp.log` in the state directory of the XDG
+/// convention (`$XDG_STATE_HOME/kalah` if that is an absolute path, else
+/// `~/.local/state/kalah`), made if missing; in the current directory when there is no home.
+fn default_log() -> Result<PathBuf, CliError> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let dir = var("XDG_STATE_HOME")
+        .filter(|p| p.is_absolute())
+        .map(|state| state.join("kalah"))
+        .or_else(|| var("HOME").map(|home| home.join(".local").join("state").join("kalah")));
+    let Some(dir) = dir else {
+        return Ok(PathBuf::from("kalah-kgp.log"));
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CliError::failure(format!(
+            "cannot make the log directory {}: {e} (--log FILE names another place)",
+            dir.display()
+        ))
+    })?;
+    Ok(dir.join("kalah-kgp.log"))
 }
