@@ -154,7 +154,7 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
     })
     .await?;
     page.assert_shows(&first);
-    screenshot(&client).await?;
+    screenshot(&client, "explorer.png").await?;
 
     // Its best move, clicked in the list: the URL and the values follow the move.
     let best = &first["moves"][0];
@@ -266,6 +266,25 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
     })
     .await?;
     page.assert_shows(&start);
+
+    // Past the budget (Kalah(6,6), no database for it): the board and its six moves are still
+    // drawn, each a link, with no value and no error box.
+    client.goto(&format!("{base}?houses=6&seeds=6")).await?;
+    let page = settle(&client, "the start of Kalah(6,6), unsolved", |p| {
+        p.state == "unsolved"
+    })
+    .await?;
+    assert_eq!(page.error, None, "no error box: {page:#?}");
+    assert_eq!(page.value_visible.as_deref(), Some("?"), "{page:#?}");
+    assert_eq!(page.playable.len(), 6, "six playable houses: {page:#?}");
+    assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
+    assert!(
+        page.moves
+            .iter()
+            .all(|(_, value, shown)| value.is_empty() && *shown)
+    );
+    assert_eq!(page.position, "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>");
+    screenshot(&client, "explorer-unsolved.png").await?;
     Ok(())
 }
 
@@ -482,14 +501,14 @@ async fn type_literal(client: &Client, literal: &str) -> Result<(), CmdError> {
 }
 
 /// Saves a screenshot of the page to `target/browser/explorer.png`.
-async fn screenshot(client: &Client) -> Result<(), CmdError> {
+async fn screenshot(client: &Client, name: &str) -> Result<(), CmdError> {
     let png = client.screenshot().await?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .expect("the target directory")
         .join("browser");
     std::fs::create_dir_all(&dir).expect("target/browser made");
-    let path = dir.join("explorer.png");
+    let path = dir.join(name);
     std::fs::write(&path, png).expect("the screenshot written");
     eprintln!("screenshot: {}", path.display());
     Ok(())
@@ -627,7 +646,7 @@ impl Server {
         let log = File::create(dir.join("serve.log")).expect("a log file");
         let mut command = cli_common::command();
         command
-            .args(["serve", "--bind", "127.0.0.1:0", "--budget", "30", "--db"])
+            .args(["serve", "--bind", "127.0.0.1:0", "--budget", "5", "--db"])
             .arg(db)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

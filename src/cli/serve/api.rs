@@ -345,6 +345,7 @@ async fn answer(
                                   again later",
                         "reason": "busy",
                         "budget_ms": api.budget.as_millis() as u64,
+                        "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
                     }),
                 }
                 .into_response();
@@ -373,6 +374,7 @@ async fn answer(
                 ),
                 "reason": "budget",
                 "budget_ms": api.budget.as_millis() as u64,
+                "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
             });
             // What the ledgers prove is still worth showing.
             if let Some(b) = bounds {
@@ -480,6 +482,34 @@ fn done(
     api_headers(headers);
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
+}
+
+/// The position of a request that got no value (422, 503), as a 200 answer shows it but with
+/// no value: `value` null, each legal move (house order) with `after` and `extra_turn` and a
+/// null `value`, no best move, no perfect line. The explorer draws the board from it.
+fn unsolved<L: Lanes>(p: &Position<L>, variant: Option<Variant>) -> Value {
+    let mut out = super::super::args::header(p);
+    out["variant"] = json!(variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds())));
+    if let Some(v) = variant {
+        out["seeds"] = v.seeds().into();
+    }
+    out["value"] = Value::Null;
+    out["best"] = json!([]);
+    out["pv"] = json!([]);
+    out["moves"] = p
+        .legal_moves()
+        .into_iter()
+        .map(|mv| {
+            let (after, sowing) = p.play_unchecked(mv);
+            json!({
+                "house": mv.house(),
+                "value": null,
+                "after": after.to_string(),
+                "extra_turn": sowing.extra_turn,
+            })
+        })
+        .collect();
+    out
 }
 
 /// The JSON of `analyze --json` for `a`, its moves best first (value, then house), each with
