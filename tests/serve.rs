@@ -341,6 +341,17 @@ fn a_search_past_its_budget_is_a_422_and_frees_its_slot() {
         .as_i64()
         .expect("bounds from the ledger");
     assert!(upper < 72, "{got}");
+    // The board comes with it, each move with where it leads and no value.
+    let board = &got["board"];
+    assert_eq!(board["position"], "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>");
+    assert!(board["value"].is_null());
+    let moves = board["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 6);
+    assert!(
+        moves
+            .iter()
+            .all(|m| m["value"].is_null() && m["after"].is_string())
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
     // The slot is free again, and a small search fits the budget.
     let (status, got) = server.get("/api/v1/start?houses=3&seeds=2");
