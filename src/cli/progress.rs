@@ -35,8 +35,9 @@ pub const DEFAULT_EVERY: Duration = Duration::from_secs(5);
 /// The environment variable that sets the interval between plain lines, in seconds.
 pub const EVERY_VARIABLE: &str = "KALAH_PROGRESS_EVERY";
 
-/// The width plain lines are cut to: the width of a terminal whose width is unknown.
-pub const PLAIN_WIDTH: usize = 80;
+/// The width plain lines are cut to: wide enough for every status line the commands make
+/// (a log is not a terminal: it does not wrap), and still a bound on a line.
+pub const PLAIN_WIDTH: usize = 240;
 
 /// How often the line is redrawn on a terminal.
 const REDRAW: Duration = Duration::from_millis(100);
@@ -601,7 +602,7 @@ mod tests {
     #[test]
     fn long_lines_are_cut_to_the_width() {
         assert_eq!(fit("short", 80), "short");
-        let long = "x".repeat(200);
+        let long = "x".repeat(400);
         let cut = fit(&long, PLAIN_WIDTH);
         assert_eq!(cut.chars().count(), PLAIN_WIDTH);
         assert!(cut.ends_with("..."));
