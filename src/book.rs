@@ -68,6 +68,10 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../data/proofs/kalah-6-5-empty-capture.jsonl"),
     ),
     (
+        "kalah-6-6-empty-capture.jsonl",
+        include_str!("../data/proofs/kalah-6-6-empty-capture.jsonl"),
+    ),
+    (
         "kalah-6-6-standard.jsonl",
         include_str!("../data/proofs/kalah-6-6-standard.jsonl"),
     ),
