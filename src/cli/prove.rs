@@ -423,7 +423,7 @@ fn run_status(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
         None => root_named(&ledger)?,
     };
     let status = Status::of(root, &ledger, args.guess).map_err(prove_error)?;
-    print_status(&status, args.json);
+    print_status(&status, args.json, args.guess.is_none());
     Ok(())
 }
 
@@ -448,7 +448,9 @@ fn bounds_json(b: Bounds) -> serde_json::Value {
     json!({"lower": b.lower, "upper": b.upper, "exact": b.is_exact().then_some(b.lower)})
 }
 
-fn print_status(s: &Status, json: bool) {
+/// `from_lower`: the next test was worked out with no guess (from the lower bound), as
+/// `--status` without `--guess` does: said, since a campaign tests against its own guess.
+fn print_status(s: &Status, json: bool, from_lower: bool) {
     let root = &s.root;
     let widest = value_range(root);
     if json {
@@ -513,7 +515,13 @@ fn print_status(s: &Status, json: bool) {
                 }
             };
             println!(
-                "next: is the value >= {}? {} open leaves; at least {} more answers prove it, {} disprove it (if no leaf is split); at {:.1} s a test, the open leaves alone take {}",
+                "next{}: is the value >= {}? {} open leaves; at least {} more answers prove it, {} disprove it (if no leaf is split); at {:.1} s a test, the open leaves alone take {}",
+                if from_lower {
+                    " (from the lower bound; the campaign tests against its own guess, --guess G \
+                     shows another)"
+                } else {
+                    ""
+                },
                 signed(beta),
                 s.open_leaves,
                 number(s.proof),
@@ -608,7 +616,7 @@ fn run_campaign(args: &ProveArgs) -> Result<(), CliError> {
                 own.display()
             );
             let status = campaign.status().map_err(prove_error)?;
-            print_status(&status, args.json);
+            print_status(&status, args.json, false);
             Err(CliError {
                 message: "interrupted".into(),
                 code: 130,
@@ -617,7 +625,7 @@ fn run_campaign(args: &ProveArgs) -> Result<(), CliError> {
         Err(e) => Err(prove_error(e)),
         Ok(()) => {
             let status = campaign.status().map_err(prove_error)?;
-            print_status(&status, args.json);
+            print_status(&status, args.json, false);
             Ok(())
         }
     }
