@@ -221,7 +221,10 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
         None => None,
     };
 
-    let indicator = Indicator::bar("valuing", record.actions.len() as u64, "actions");
+    // No bar: an action's time varies a thousandfold (a book or a level answers at once, a
+    // search may take minutes), so an estimate of the time left would mislead.
+    let indicator = Indicator::spinner("valuing", "actions");
+    indicator.set_message(format!("of {} in the game", record.actions.len()));
     let mut game = Game::new(rules);
     let mut plies = Vec::with_capacity(record.actions.len());
     for &action in &record.actions {
