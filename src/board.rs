@@ -55,6 +55,20 @@ impl Sowing {
         self.mover_gain as i32 - self.opponent_gain as i32
     }
 
+    /// The value of this sowing for the mover (stores from here on) when f of the board it
+    /// leads to is `child_f` (ignored when the game is over): the gain, then the child's value,
+    /// the mover's own after an extra turn, the opponent's negated otherwise.
+    #[inline]
+    pub fn value_with(&self, child_f: i32) -> i32 {
+        if self.game_over {
+            self.gain()
+        } else if self.extra_turn {
+            self.gain() + child_f
+        } else {
+            self.gain() - child_f
+        }
+    }
+
     /// Whether the other side moves next.
     #[inline]
     pub fn passes_turn(&self) -> bool {

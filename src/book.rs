@@ -402,13 +402,7 @@ fn move_values<L: Lanes>(
         let Some(f) = exact_f(ledger, child, rules, db)? else {
             return Ok(None);
         };
-        let value = if sowing.game_over {
-            sowing.gain()
-        } else if sowing.extra_turn {
-            sowing.gain() + f
-        } else {
-            sowing.gain() - f
-        };
+        let value = sowing.value_with(f);
         values.push((Move::new(h + 1).expect("a house number"), value));
     }
     Ok(Some(values))

@@ -254,15 +254,7 @@ fn run_book(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let made = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if kalah::interrupted() {
-                    solver.cancel();
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
+        cancel_on_interrupt(scope, &done, &solver);
         let made = book::make(
             &root,
             depth,
@@ -325,6 +317,24 @@ fn run_book(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
+/// until `done`, and cancels `solver`'s search when one comes.
+fn cancel_on_interrupt<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    done: &'scope AtomicBool,
+    solver: &'scope Solver,
+) {
+    scope.spawn(move || {
+        while !done.load(Ordering::Relaxed) {
+            if kalah::interrupted() {
+                solver.cancel();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
 }
 
 /// The root given on the command line, if any.
@@ -596,15 +606,7 @@ fn run_campaign(args: &ProveArgs) -> Result<(), CliError> {
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if kalah::interrupted() {
-                    solver.cancel();
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
+        cancel_on_interrupt(scope, &done, &solver);
         let result = campaign_loop(args, &mut campaign, started);
         done.store(true, Ordering::Relaxed);
         result

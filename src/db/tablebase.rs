@@ -367,14 +367,10 @@ impl Tablebase {
         let mut values = Vec::new();
         for (h, (child, sowing)) in children {
             let f = self.probe_below(child)?;
-            let value = if sowing.game_over {
-                sowing.gain()
-            } else if sowing.extra_turn {
-                sowing.gain() + f
-            } else {
-                sowing.gain() - f
-            };
-            values.push((Move::new(h + 1).expect("a house number"), value));
+            values.push((
+                Move::new(h + 1).expect("a house number"),
+                sowing.value_with(f),
+            ));
         }
         Ok(values)
     }
