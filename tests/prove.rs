@@ -19,8 +19,14 @@ fn start(m: usize, n: u64, rules: Rules) -> Position<Narrow> {
 }
 
 fn solver(m: usize, rules: Rules) -> Solver {
+    solver_of(m, rules, 2)
+}
+
+/// A solver of `threads` threads (one: its node counts, and so which tests run over their
+/// budget, do not depend on how the threads are scheduled).
+fn solver_of(m: usize, rules: Rules, threads: usize) -> Solver {
     let config = SolverConfig {
-        threads: 2,
+        threads,
         tt_mib: 16,
         ..SolverConfig::default()
     };
@@ -35,7 +41,18 @@ fn solved(root: &Position<Narrow>) -> i32 {
 
 /// Runs a campaign of `root` to its end in `ledger`; returns the root's status.
 fn campaign(root: Position<Narrow>, ledger: &Path, budget: u64, all_moves: bool) -> Status {
-    let s = solver(root.houses_per_side(), root.rules());
+    campaign_on(root, ledger, budget, all_moves, 2)
+}
+
+/// [`campaign`] with a solver of `threads` threads.
+fn campaign_on(
+    root: Position<Narrow>,
+    ledger: &Path,
+    budget: u64,
+    all_moves: bool,
+    threads: usize,
+) -> Status {
+    let s = solver_of(root.houses_per_side(), root.rules(), threads);
     let config = Config {
         budget,
         all_moves,
@@ -69,8 +86,9 @@ fn campaigns_prove_the_values_the_solver_finds() {
         ] {
             let root = start(m, n, rules);
             let path = dir.0.join(format!("{m}-{n}-{rules}.jsonl"));
-            // Budgets small enough that the root is split several levels deep.
-            let status = campaign(root, &path, 20_000, false);
+            // Budgets small enough that the root is split several levels deep; one thread, so
+            // that whether a test runs over its budget does not depend on the scheduler.
+            let status = campaign_on(root, &path, 20_000, false, 1);
             let value = solved(&root);
             assert!(
                 status.value.is_exact(),
