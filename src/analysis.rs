@@ -33,3 +33,39 @@ pub struct Analysis {
     /// at every step, so the line is the same for any thread count).
     pub pv: Vec<Turn>,
 }
+
+impl Analysis {
+    /// The analysis of a position whose side to move is `to_move`, with store difference
+    /// `stores` (for that side), f (the value less the stores) `f` and each legal move's f
+    /// `values` (house order), and the perfect line `pv`: the best moves are those worth `f`.
+    pub fn of_move_values(
+        to_move: Side,
+        stores: i32,
+        f: i32,
+        values: &[(Move, i32)],
+        pv: Vec<Turn>,
+    ) -> Analysis {
+        Analysis {
+            to_move: Some(to_move),
+            value: stores + f,
+            moves: values
+                .iter()
+                .map(|&(mv, v)| MoveValue {
+                    mv,
+                    value: stores + v,
+                })
+                .collect(),
+            best: values
+                .iter()
+                .filter(|&&(_, v)| v == f)
+                .map(|&(mv, _)| mv)
+                .collect(),
+            pv,
+        }
+    }
+
+    /// The value of move `mv`, if it is one of the moves.
+    pub fn value_of(&self, mv: Move) -> Option<i32> {
+        self.moves.iter().find(|m| m.mv == mv).map(|m| m.value)
+    }
+}

@@ -29,7 +29,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::analysis::{Analysis, MoveValue};
+use crate::analysis::Analysis;
 use crate::board::Board;
 use crate::db::{DbError, Tablebase, finished_f};
 use crate::lanes::{Lanes, Narrow};
@@ -226,28 +226,7 @@ impl Book {
 
     /// What the facts say of f of `board`, if anything.
     fn f_bounds<L: Lanes>(&self, board: Board<L>, rules: Rules) -> Option<Bounds> {
-        let narrow = narrow(board)?;
-        self.ledger.known(rules, narrow).map(|known| known.bounds)
-    }
-
-    /// The exact f of `board` (see [`exact_f`]).
-    fn f<L: Lanes>(
-        &self,
-        board: Board<L>,
-        rules: Rules,
-        db: Option<&Tablebase>,
-    ) -> Result<Option<i32>, DbError> {
-        exact_f(&self.ledger, board, rules, db)
-    }
-
-    /// The value of each legal move of `board` (see [`move_values`]).
-    fn move_values<L: Lanes>(
-        &self,
-        board: Board<L>,
-        rules: Rules,
-        db: Option<&Tablebase>,
-    ) -> Result<Option<Vec<(Move, i32)>>, DbError> {
-        move_values(&self.ledger, board, rules, db)
+        known_f(&self.ledger, board, rules)
     }
 
     /// The answer for `pos` if the book knows its value and every move's (see the module
@@ -275,32 +254,13 @@ impl Book {
         else {
             return Ok(None);
         };
-        let Some(values) = self.move_values(board, rules, db)? else {
+        let Some(values) = move_values(&self.ledger, board, rules, db)? else {
             return Ok(None);
         };
         check(board, rules, f, &values)?;
-        let stores = pos.store_difference();
-        let best = values
-            .iter()
-            .filter(|&&(_, v)| v == f)
-            .map(|&(mv, _)| mv)
-            .collect();
-        let moves = values
-            .iter()
-            .map(|&(mv, v)| MoveValue {
-                mv,
-                value: stores + v,
-            })
-            .collect();
         let (pv, pv_complete) = self.line(pos, db)?;
         Ok(Some(BookAnswer {
-            analysis: Analysis {
-                to_move: Some(side),
-                value: stores + f,
-                moves,
-                best,
-                pv,
-            },
+            analysis: Analysis::of_move_values(side, pos.store_difference(), f, &values, pv),
             pv_complete,
         }))
     }
@@ -333,10 +293,10 @@ impl Book {
                 pv.extend(turns);
                 break true;
             }
-            let Some(f) = self.f(board, rules, db)? else {
+            let Some(f) = exact_f(&self.ledger, board, rules, db)? else {
                 break false;
             };
-            let Some(values) = self.move_values(board, rules, db)? else {
+            let Some(values) = move_values(&self.ledger, board, rules, db)? else {
                 break false;
             };
             check(board, rules, f, &values)?;
@@ -377,14 +337,16 @@ fn exact_f<L: Lanes>(
             return Ok(Some(f));
         }
     }
-    let Some(narrow) = narrow(board) else {
-        return Ok(None);
-    };
-    Ok(ledger
-        .known(rules, narrow)
-        .map(|known| known.bounds)
+    Ok(known_f(ledger, board, rules)
         .filter(|b| b.is_exact())
         .map(|b| b.lower))
+}
+
+/// What `ledger`'s facts say of f of `board`, if anything.
+fn known_f<L: Lanes>(ledger: &Ledger, board: Board<L>, rules: Rules) -> Option<Bounds> {
+    ledger
+        .known(rules, narrow(board)?)
+        .map(|known| known.bounds)
 }
 
 /// The value of each legal move of `board` (f-relative: the store difference it makes from
@@ -565,18 +527,16 @@ pub fn positions_to(
     out
 }
 
-/// Writes the book of `root` to `depth` ([`positions_to`]), deepest boards first: every board
+/// Writes the book of `root`, `boards` being its boards ([`positions_to`], shallowest first),
+/// deepest boards first: every board
 /// not yet exact in `ledger` is worked out by minimax when each of its moves is known (from
 /// the ledger, the levels or the end of the game: the interior of the book costs no search),
 /// else solved with `solver`, and appended to `writer` (synced) as an exact fact, then read
-/// into `ledger`. `db` is the levels the solver probes; boards of `top` seeds or fewer are
-/// left out (the levels of the book's readers hold them). Cut off at any moment, the same call
+/// into `ledger`. `db` is the levels the solver probes. Cut off at any moment, the same call
 /// resumes where it stopped.
-#[allow(clippy::too_many_arguments)]
 pub fn make(
     root: &Position<Narrow>,
-    depth: u32,
-    top: Option<u32>,
+    boards: &[(Position<Narrow>, u32)],
     solver: &Solver,
     db: Option<&Tablebase>,
     ledger: &mut Ledger,
@@ -584,7 +544,6 @@ pub fn make(
     progress: &mut dyn FnMut(&MakeProgress),
 ) -> Result<Made, BookError> {
     let rules = root.rules();
-    let boards = positions_to(root, depth, top);
     let started_nodes = solver.nodes();
     let mut made = Made {
         boards: boards.len(),

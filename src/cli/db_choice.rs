@@ -49,24 +49,33 @@ impl DbChoice {
         }
     }
 
+    /// --db, if given, once it is known to be a directory (an error naming it otherwise).
+    pub fn given_dir(&self) -> Result<Option<&PathBuf>, CliError> {
+        let Some(dir) = &self.db else {
+            return Ok(None);
+        };
+        match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => Ok(Some(dir)),
+            Ok(_) => Err(CliError::input(format!(
+                "--db {}: not a directory",
+                dir.display()
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::input(format!(
+                "--db {}: no such directory",
+                dir.display()
+            ))),
+            Err(e) => Err(CliError::failure(format!("--db {}: {e}", dir.display()))),
+        }
+    }
+
     /// The directory to read for `houses` houses under `rules`: --db if given; else the
     /// database home if it holds a level of that variant; else none.
     pub fn locate(&self, houses: usize, rules: Rules) -> Result<Option<PathBuf>, CliError> {
         if self.no_db {
             return Ok(None);
         }
-        if let Some(dir) = &self.db {
-            return match std::fs::metadata(dir) {
-                Ok(meta) if meta.is_dir() => Ok(Some(dir.clone())),
-                Ok(_) => Err(CliError::input(format!(
-                    "--db {}: not a directory",
-                    dir.display()
-                ))),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::input(
-                    format!("--db {}: no such directory", dir.display()),
-                )),
-                Err(e) => Err(CliError::failure(format!("--db {}: {e}", dir.display()))),
-            };
+        if let Some(dir) = self.given_dir()? {
+            return Ok(Some(dir.clone()));
         }
         let Some(home) = kalah::db::home::home() else {
             return Ok(None);

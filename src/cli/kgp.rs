@@ -128,14 +128,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
     if args.host.trim().is_empty() {
         return Err(CliError::input("--host must not be empty"));
     }
-    if let Some(dir) = &args.db.db {
-        if !dir.is_dir() {
-            return Err(CliError::input(format!(
-                "--db {}: no such directory",
-                dir.display()
-            )));
-        }
-    }
+    args.db.given_dir()?;
     let db_dir = args.db.dir()?;
     let config = ClientConfig {
         host: args.host.trim().to_owned(),

@@ -239,7 +239,8 @@ fn run_book(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
         None => args.db.none_found(root.houses_per_side(), root.rules()),
     };
     let top = args.book_levels.or(db.as_ref().map(|db| db.max_level()));
-    let total = book::positions_to(&root, depth, top).len();
+    let boards = book::positions_to(&root, depth, top);
+    let total = boards.len();
     if !args.json {
         eprintln!(
             "book of {root} ({} houses, {} rules) to {depth} sowings: {total} boards; ledger {}; \
@@ -257,8 +258,7 @@ fn run_book(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
         cancel_on_interrupt(scope, &done, &solver);
         let made = book::make(
             &root,
-            depth,
-            top,
+            &boards,
             &solver,
             db.as_deref(),
             &mut ledger,

@@ -70,6 +70,19 @@ struct Valuation {
     source: &'static str,
 }
 
+impl Valuation {
+    /// Move `mv` of a position answered whole by `a` (from the databases or the books, which
+    /// value every legal move).
+    fn of(a: &kalah::Analysis, mv: Move, source: &'static str) -> Valuation {
+        Valuation {
+            value: a.value_of(mv).expect("every legal move is valued"),
+            best: a.value,
+            best_move: a.best[0],
+            source,
+        }
+    }
+}
+
 /// One action of the game, with the position before it.
 struct Ply {
     state: PlayState,
@@ -133,18 +146,7 @@ impl Judge {
                 .analyze(p)
                 .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
             if let Some(a) = found {
-                let value = a
-                    .moves
-                    .iter()
-                    .find(|m| m.mv == mv)
-                    .expect("the database values every legal move")
-                    .value;
-                return Ok(Some(Valuation {
-                    value,
-                    best: a.value,
-                    best_move: a.best[0],
-                    source: "database",
-                }));
+                return Ok(Some(Valuation::of(&a, mv, "database")));
             }
         }
         let booked = self
@@ -152,19 +154,7 @@ impl Judge {
             .analyze(p, self.db.as_deref())
             .map_err(super::books::book_error)?;
         if let Some(found) = booked {
-            let a = found.analysis;
-            let value = a
-                .moves
-                .iter()
-                .find(|m| m.mv == mv)
-                .expect("the book values every legal move")
-                .value;
-            return Ok(Some(Valuation {
-                value,
-                best: a.value,
-                best_move: a.best[0],
-                source: "ledger",
-            }));
+            return Ok(Some(Valuation::of(&found.analysis, mv, "ledger")));
         }
         if p.seeds_on_board() > self.solve_seeds {
             return Ok(None);

@@ -127,25 +127,19 @@ impl SearchDb {
 }
 
 impl SearchArgs {
-    /// The solver's settings and databases for a board of `seeds` seeds: the files of --db or
-    /// of the database home (unless --memory-db or --no-db), or the levels --memory-db asks
-    /// for, built now (with a progress bar).
-    fn prepare(
-        &self,
-        houses: usize,
-        rules: Rules,
-        seeds: u32,
-    ) -> Result<(SolverConfig, SearchDb), CliError> {
-        let files = match self.memory_db {
-            Some(_) => None,
-            None => self.db.open(houses, rules)?,
-        };
-        self.prepare_given(houses, rules, seeds, files)
+    /// The database files read for `houses` houses under `rules`: none with --memory-db (its
+    /// levels are built for the search instead) or --no-db.
+    fn files(&self, houses: usize, rules: Rules) -> Result<Option<Arc<Tablebase>>, CliError> {
+        match self.memory_db {
+            Some(_) => Ok(None),
+            None => self.db.open(houses, rules),
+        }
     }
 
-    /// [`SearchArgs::prepare`] with the database files already opened (`None`: none found,
-    /// or --memory-db).
-    fn prepare_given(
+    /// The solver's settings and databases for a board of `seeds` seeds: `files`, the
+    /// database files opened by [`SearchArgs::files`], if any; else the levels --memory-db asks
+    /// for (by default when no files are read), built now (with a progress bar).
+    fn prepare(
         &self,
         houses: usize,
         rules: Rules,
@@ -213,8 +207,20 @@ impl SearchArgs {
         p: &Position<L>,
         table: &TableFileArgs,
     ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
-        let (mut config, db) = self.prepare(p.houses_per_side(), p.rules(), p.seeds_on_board())?;
-        table.fit(&mut config, p.houses_per_side(), p.rules(), self.tt_mb)?;
+        let files = self.files(p.houses_per_side(), p.rules())?;
+        self.solver_given(p, table, files)
+    }
+
+    /// [`SearchArgs::solver`] with the database files already opened ([`SearchArgs::files`]).
+    fn solver_given<L: Lanes>(
+        &self,
+        p: &Position<L>,
+        table: &TableFileArgs,
+        files: Option<Arc<Tablebase>>,
+    ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
+        let (houses, rules, seeds) = (p.houses_per_side(), p.rules(), p.seeds_on_board());
+        let (mut config, db) = self.prepare(houses, rules, seeds, files)?;
+        table.fit(&mut config, houses, rules, self.tt_mb)?;
         let solver = solver_for(p, config, &db, table)?;
         Ok((solver, config, db))
     }
@@ -384,10 +390,7 @@ fn query_in_batch<L: Lanes>(
     let started = Instant::now();
     let houses = p.houses_per_side();
     if batch.is_none() {
-        let files = match args.memory_db {
-            Some(_) => None,
-            None => args.db.open(houses, p.rules())?,
-        };
+        let files = args.files(houses, p.rules())?;
         let book = query.book.open(&args.db, Some(kalah::book::game_of(p)))?;
         *batch = Some(Batch {
             houses,
@@ -444,7 +447,7 @@ fn query_in_batch<L: Lanes>(
     };
     if batch.search.is_none() {
         let files = batch.files.clone();
-        let (mut config, db) = args.prepare_given(houses, p.rules(), p.seeds_on_board(), files)?;
+        let (mut config, db) = args.prepare(houses, p.rules(), p.seeds_on_board(), files)?;
         if many && args.tt_mb.is_none() {
             config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
         }
@@ -654,19 +657,17 @@ fn report<L: Lanes>(
     table: &TableFileArgs,
 ) -> Result<(), CliError> {
     let started = Instant::now();
+    // Opened once: for the books' answer, then for the search.
+    let files = args.files(p.houses_per_side(), p.rules())?;
     let mut bounds = None;
     if let Some(book) = book {
         let book = book.open(&args.db, Some(kalah::book::game_of(p)))?;
-        let db = match args.memory_db {
-            Some(_) => None,
-            None => args.db.open(p.houses_per_side(), p.rules())?,
-        };
-        match from_book(p, &book, db.as_deref(), started, args.json, args.json)? {
+        match from_book(p, &book, files.as_deref(), started, args.json, args.json)? {
             Some(b) => bounds = b,
             None => return Ok(()),
         }
     }
-    let (solver, config, db) = args.solver(p, table)?;
+    let (solver, config, db) = args.solver_given(p, table, files)?;
     let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver, table)?;
     let answer = Answer {
         analysis: &a,

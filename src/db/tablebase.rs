@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::analysis::{Analysis, MoveValue};
+use crate::analysis::Analysis;
 use crate::board::Board;
 use crate::db::index::Layout;
 use crate::db::packed::Packed;
@@ -307,22 +307,10 @@ impl Tablebase {
             return Ok(None);
         };
         let stores = pos.store_difference();
-        let moves = self.move_values(board)?;
-        if !moves.iter().any(|&(_, v)| v == f) {
-            return Err(self.inconsistent(board, f, &moves));
+        let root_values = self.move_values(board)?;
+        if !root_values.iter().any(|&(_, v)| v == f) {
+            return Err(self.inconsistent(board, f, &root_values));
         }
-        let best = moves
-            .iter()
-            .filter(|&&(_, v)| v == f)
-            .map(|&(mv, _)| mv)
-            .collect();
-        let moves = moves
-            .into_iter()
-            .map(|(mv, v)| MoveValue {
-                mv,
-                value: stores + v,
-            })
-            .collect();
         // The perfect line: the lowest optimal house at every step.
         let mut pv = Vec::new();
         let mut turn = Vec::new();
@@ -343,13 +331,13 @@ impl Tablebase {
         if !turn.is_empty() {
             pv.push(Turn(turn));
         }
-        Ok(Some(Analysis {
-            to_move: Some(side),
-            value: stores + f,
-            moves,
-            best,
+        Ok(Some(Analysis::of_move_values(
+            side,
+            stores,
+            f,
+            &root_values,
             pv,
-        }))
+        )))
     }
 
     /// Each legal move of `board` (in the database) with its f for the mover: the seeds the
