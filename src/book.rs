@@ -334,6 +334,7 @@ fn exact_f<L: Lanes>(
     }
     if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
         if let Some(f) = db.probe(board)? {
+            db.unchanged_up_to(board.seeds())?;
             return Ok(Some(f));
         }
     }

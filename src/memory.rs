@@ -88,6 +88,37 @@ impl Deref for AtomicTable {
     }
 }
 
+/// A read-only map of the whole of a file, registered with the SIGBUS handler while it lives
+/// (see [`catch_bus_error`]).
+pub struct FileMap {
+    map: memmap2::Mmap,
+    /// Its slot in the handler's registry, if one was free.
+    slot: Option<usize>,
+}
+
+impl std::ops::Deref for FileMap {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl FileMap {
+    /// The underlying map.
+    pub fn map(&self) -> &memmap2::Mmap {
+        &self.map
+    }
+}
+
+impl Drop for FileMap {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            bus::unregister(slot);
+        }
+    }
+}
+
 /// A read-only map of the whole of `file` (a database level: the bytes are read on demand and
 /// shared with the page cache, so opening a level costs no reading).
 ///
@@ -96,20 +127,74 @@ impl Deref for AtomicTable {
 /// pages a search probing a level at random pays a page walk on almost every probe). Pieces the
 /// page cache already holds in small pages stay small until they leave it; files the builder
 /// has just written are cached in large pieces already.
-pub fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+pub fn map_file(file: &std::fs::File) -> std::io::Result<FileMap> {
     // Safety: the map is read-only and private to this process's view of a database file; the
-    // crate never writes a level file after renaming it into place, and the documented contract
-    // of the databases is that nobody else does while it is open (a file truncated under a live
-    // map makes reads fault, as for every memory-mapped database: the binary's SIGBUS handler,
-    // [`catch_bus_error`], then ends the process with a message). Every byte pattern is a
-    // valid u8, so no read can produce an invalid value.
+    // crate never writes a level file after renaming it into place. Another process may still
+    // write it, or cut it short: every byte pattern is a valid u8, so no read can produce an
+    // invalid value, a write is caught before any value read since is given (see
+    // `db::storage::Level::unchanged`), and a read past a new end of the file, which would
+    // raise SIGBUS, reads zeros instead (see [`catch_bus_error`]).
     let map = unsafe { memmap2::Mmap::map(file) }?;
     #[cfg(target_os = "linux")]
     if map.len() >= HUGE_PAGE {
         // Only advice: without huge pages the map still works, with more TLB misses.
         let _ = map.advise(memmap2::Advice::HugePage);
     }
-    Ok(map)
+    let slot = bus::register(map.as_ptr() as usize, map.len());
+    Ok(FileMap { map, slot })
+}
+
+/// The maps of files that the SIGBUS handler may repair: a fixed table, so that the handler
+/// reads it without locks or allocation.
+mod bus {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Maps registered at most at once (a database has at most 65 levels a rule set).
+    pub const SLOTS: usize = 512;
+
+    /// Start and length of each registered map (0: a free slot).
+    pub static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+    pub static LENS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+
+    /// Registers the map at `start` of `len` bytes; its slot, or `None` if all are taken (a
+    /// fault in it then ends the process, as before).
+    pub fn register(start: usize, len: usize) -> Option<usize> {
+        if len == 0 {
+            return None;
+        }
+        for slot in 0..SLOTS {
+            if LENS[slot]
+                .compare_exchange(0, usize::MAX, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                STARTS[slot].store(start, Ordering::Release);
+                LENS[slot].store(len, Ordering::Release);
+                return Some(slot);
+            }
+        }
+        None
+    }
+
+    /// Frees `slot` (its map is about to be unmapped).
+    pub fn unregister(slot: usize) {
+        STARTS[slot].store(0, Ordering::Release);
+        LENS[slot].store(0, Ordering::Release);
+    }
+
+    /// The registered map holding `addr`: its start and length.
+    pub fn find(addr: usize) -> Option<(usize, usize)> {
+        for slot in 0..SLOTS {
+            let len = LENS[slot].load(Ordering::Acquire);
+            if len == 0 || len == usize::MAX {
+                continue;
+            }
+            let start = STARTS[slot].load(Ordering::Acquire);
+            if start != 0 && addr >= start && addr - start < len {
+                return Some((start, len));
+            }
+        }
+        None
+    }
 }
 
 /// The same bytes, as atomics, so that threads may fill one buffer together.
@@ -118,6 +203,21 @@ pub fn atomic_bytes(bytes: &mut [u8]) -> &[AtomicU8] {
     // of `bytes` is held for as long as the returned slice lives, so the bytes are accessed only
     // through the atomics meanwhile.
     unsafe { std::slice::from_raw_parts(bytes.as_mut_ptr() as *const AtomicU8, bytes.len()) }
+}
+
+/// fstat(2) of `file`.
+#[cfg(unix)]
+pub fn fstat(file: &std::fs::File) -> std::io::Result<libc::stat> {
+    use std::os::unix::io::AsRawFd;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // Safety: `st` is a buffer of the size fstat writes; the descriptor is open for as long as
+    // `file` is borrowed; the struct is read only after fstat returned 0 (it then filled it).
+    unsafe {
+        if libc::fstat(file.as_raw_fd(), st.as_mut_ptr()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(st.assume_init())
+    }
 }
 
 /// Restores the default action of SIGPIPE (end the process quietly), as command-line tools
@@ -138,7 +238,37 @@ replaced while in use, and could not be read: stopped. No answer was given from 
 command again; `kalah db verify` checks the levels.\n";
 
 #[cfg(unix)]
-extern "C" fn bus_error(_signal: libc::c_int) {
+extern "C" fn bus_error(
+    _signal: libc::c_int,
+    info: *mut libc::siginfo_t,
+    _context: *mut libc::c_void,
+) {
+    // Safety: the kernel passes a valid siginfo_t for a handler installed with SA_SIGINFO.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    if let Some((start, len)) = bus::find(addr) {
+        // The file was cut short under a registered map: zero pages over the rest of the map,
+        // from the faulting page on, and the read that faulted runs again and reads zeros. No
+        // value read there is given: the file's length changed, which every answer checks.
+        let page = 4096;
+        let from = addr & !(page - 1);
+        let to = start + len;
+        // Safety: mmap(2) is a system call (async-signal-safe in practice, as every fault
+        // handler of a mapped database relies on); MAP_FIXED replaces only pages of the
+        // registered map, which this process owns read-only and unmaps as a whole later.
+        let zeroed = unsafe {
+            libc::mmap(
+                from as *mut libc::c_void,
+                to - from,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if zeroed != libc::MAP_FAILED {
+            return;
+        }
+    }
     // Safety: write(2) and _exit(2) are async-signal-safe; the message is a static buffer.
     unsafe {
         let _ = libc::write(2, BUS_MESSAGE.as_ptr().cast(), BUS_MESSAGE.len());
@@ -146,18 +276,23 @@ extern "C" fn bus_error(_signal: libc::c_int) {
     }
 }
 
-/// From now on a read of a mapped file that was truncated under the map (SIGBUS) ends the
-/// process with one line on stderr and exit code 1, not a bare "Bus error" (a value is never
-/// read from such a file: the read itself faults). (Elsewhere than on Unix: nothing.)
+/// From now on a read of a mapped level file that was cut short under the map (SIGBUS) reads
+/// zeros: the rest of the map, from the faulting page on, is replaced by zero pages, and the
+/// level's changed length makes every answer that read from it an error naming the file. A
+/// fault anywhere else ends the process with one line on stderr and exit code 1, not a bare
+/// "Bus error". (Elsewhere than on Unix: nothing.)
 pub fn catch_bus_error() {
     #[cfg(unix)]
-    // Safety: the handler only calls async-signal-safe functions (write, _exit) and has the C
-    // signature `signal` expects; it is installed once at start-up.
+    // Safety: the handler only calls async-signal-safe functions (mmap, write, _exit) and reads
+    // atomics; it has the signature SA_SIGINFO asks for; it is installed once at start-up.
     unsafe {
-        libc::signal(
-            libc::SIGBUS,
-            bus_error as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = bus_error
+            as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+            as libc::sighandler_t;
+        action.sa_flags = libc::SA_SIGINFO;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
     }
 }
 

@@ -32,7 +32,7 @@ pub struct SearchArgs {
 
     /// Transposition table size in MiB, 1 to the machine's physical memory. Default: for this
     /// board, the least of: by the seeds (512 MiB for Kalah(6,4), doubling every 6 seeds,
-    /// 16 to 8192; with databases, by the seeds above them: 64 MiB for 24, 2048 for 32), room
+    /// 16 to 8192; with databases, by the seeds above them: 8 MiB for 24, 2048 for 32), room
     /// for every board that can occur (1 MiB for Kalah(2,2)), and a quarter of the physical
     /// memory. A table above 512 MiB is used from 64 MiB up, growing with the search.
     #[arg(long = "tt-mb", value_name = "MIB", value_parser = super::args::mib())]
@@ -733,6 +733,14 @@ pub struct Answer<'a> {
     pub bounds: Option<kalah::prove::fact::Bounds>,
 }
 
+/// `writeln!` into a `String` (which cannot fail).
+macro_rules! outln {
+    ($text:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($text, $($arg)*);
+    }};
+}
+
 /// Prints an analysis of `p`, as JSON or for people.
 pub fn print_analysis<L: Lanes>(
     p: &Position<L>,
@@ -780,27 +788,34 @@ pub fn print_analysis<L: Lanes>(
         print_json(&out);
         return;
     }
+    // One write for the whole answer: `query -` answers thousands a second.
+    let mut text = String::new();
     let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
     let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
     let title = name.unwrap_or_else(|| format!("{p} ({} houses a side)", p.houses_per_side()));
-    println!("{title}, {} rules, {}", p.rules(), side_text(a.to_move));
+    outln!(
+        text,
+        "{title}, {} rules, {}",
+        p.rules(),
+        side_text(a.to_move)
+    );
     let verdict = match (a.to_move, a.value) {
         (None, v) => format!("game over: South's margin {v:+}"),
         (Some(side), v) if v > 0 => format!("{side} wins by {v}"),
         (Some(side), v) if v < 0 => format!("{side} loses by {}", -v),
         (Some(_), _) => "draw".to_owned(),
     };
-    println!("value: {:+} ({verdict}), stores included", a.value);
+    outln!(text, "value: {:+} ({verdict}), stores included", a.value);
     if !a.moves.is_empty() {
         let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
-        println!("best moves: {}", best.join(" "));
+        outln!(text, "best moves: {}", best.join(" "));
         if all_moves {
             let values: Vec<String> = a
                 .moves
                 .iter()
                 .map(|m| format!("{}:{:+}", m.mv, m.value))
                 .collect();
-            println!("move values: {}", values.join("  "));
+            outln!(text, "move values: {}", values.join("  "));
         }
         let partial = matches!(answer.source, Source::Ledger(_, false));
         let note = if partial {
@@ -808,12 +823,13 @@ pub fn print_analysis<L: Lanes>(
         } else {
             ""
         };
-        println!("perfect line: {}{note}", pv.join(" "));
+        outln!(text, "perfect line: {}{note}", pv.join(" "));
     }
     match answer.source {
         Source::Search(config, db, given) => {
             let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
-            println!(
+            outln!(
+                text,
                 "{nodes} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {}, {}",
                 elapsed.as_secs_f64(),
                 rate / 1e6,
@@ -822,20 +838,23 @@ pub fn print_analysis<L: Lanes>(
                 table_text(config, given),
                 config.algorithm
             );
-            println!("{}", db.line());
+            outln!(text, "{}", db.line());
         }
-        Source::Database(db) => println!(
+        Source::Database(db) => outln!(
+            text,
             "read from the database (levels 0..={} in {}) in {:.3} ms",
             db.max_level(),
             db.dir().display(),
             elapsed.as_secs_f64() * 1e3
         ),
-        Source::Ledger(books, _) => println!(
+        Source::Ledger(books, _) => outln!(
+            text,
             "read from the opening books ({}) in {:.3} ms",
             books.join(", "),
             elapsed.as_secs_f64() * 1e3
         ),
     }
+    print!("{text}");
 }
 
 /// The JSON of an analysis of `p` (of the start of `variant` if given): the [`header`], then

@@ -564,7 +564,9 @@ pub struct BuildReport {
 /// checked (header, every block, the block table) and kept, so a build that was stopped
 /// resumes at the first missing level; a damaged one stops the build with the error. A new
 /// level is written to a temporary file, synced and renamed into place: a level file is
-/// complete or absent, never half-written. Setting `cancel` stops the build between work units
+/// complete or absent, never half-written. Before that, the levels it was built from are asked
+/// whether they were written since they were opened ([`Level::unchanged`]): if so the build
+/// stops with [`DbError::Changed`] and writes nothing from them. Setting `cancel` stops the build between work units
 /// ([`DbError::Cancelled`]); the levels finished so far stay.
 pub fn build(
     dir: &Path,
@@ -600,6 +602,11 @@ pub fn build(
                 .collect();
             let report_done = |done| notify(progress, k, done, total, start, None);
             let entries = build_level(&layout, &sides, rules, &lower, k, cancel, &report_done)?;
+            // The levels below were read unchecked after their check: written meanwhile, they
+            // may have given wrong entries, which this level must not keep.
+            for below in &levels {
+                below.unchanged()?;
+            }
             write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
             drop(entries);
             open_level(&path, Access::Map, houses, rules, k, total)?

@@ -156,6 +156,16 @@ pub enum DbError {
     },
     /// The work was cancelled (nothing half-written was left behind).
     Cancelled,
+    /// A level file was written (changed in place, truncated) after it was opened: the values
+    /// read from it since are not given.
+    Changed {
+        /// Level of the file.
+        level: u32,
+        /// Its length when it was opened.
+        was: u64,
+        /// Its length now.
+        now: u64,
+    },
     /// An error in one file.
     InFile {
         /// The file.
@@ -275,6 +285,20 @@ impl fmt::Display for DbError {
             DbError::Unsupported(what) => write!(f, "{what}"),
             DbError::Rank { rank, error } => write!(f, "rank {rank} of the build: {error}"),
             DbError::Cancelled => write!(f, "cancelled"),
+            DbError::Changed { level, was, now } => {
+                write!(
+                    f,
+                    "level {level} was written while in use (the file changed since it was opened"
+                )?;
+                if was != now {
+                    write!(f, ": {was} bytes then, {now} now")?;
+                }
+                write!(
+                    f,
+                    "), so no value read from it since is given; run the command again, and if \
+                     the file was not meant to change, `kalah db verify` checks the levels"
+                )
+            }
             DbError::InFile { path, error } => write!(f, "{}: {error}", path.display()),
         }
     }

@@ -56,7 +56,7 @@ pub trait Storage: Send + Sync {
 
 /// A memory-mapped level file.
 pub struct Mapped {
-    map: memmap2::Mmap,
+    map: crate::memory::FileMap,
 }
 
 impl Storage for Mapped {
@@ -80,9 +80,11 @@ impl Storage for Mapped {
         #[cfg(unix)]
         {
             let len = len.min(self.len() - offset);
-            let _ = self
-                .map
-                .advise_range(memmap2::Advice::WillNeed, offset as usize, len as usize);
+            let _ = self.map.map().advise_range(
+                memmap2::Advice::WillNeed,
+                offset as usize,
+                len as usize,
+            );
         }
         #[cfg(not(unix))]
         let _ = (offset, len);
@@ -179,6 +181,58 @@ pub struct Level {
     entries_at: u64,
     /// One bit a block: it passed its check.
     checked: BitVec<AtomicU64, Lsb0>,
+    /// The file as it was when opened, for [`Level::unchanged`] (none for a level in memory:
+    /// its bytes are its own).
+    watch: Option<Watch>,
+}
+
+/// An open level file and what `fstat` said of it when it was opened: its identity, length and
+/// times. A file written in place (a copy over it, a flipped byte, a truncation, a write
+/// through another map) gets a new modification or change time, and the map shows its new
+/// bytes at once; a file replaced by a rename does not change under the map, which still holds
+/// the old one.
+struct Watch {
+    file: File,
+    stamp: Stamp,
+}
+
+/// The parts of a file's status that any write to it changes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Stamp {
+    len: u64,
+    #[cfg(unix)]
+    inode: (u64, u64),
+    #[cfg(unix)]
+    modified: (i64, i64),
+    #[cfg(unix)]
+    changed: (i64, i64),
+    #[cfg(not(unix))]
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Stamp {
+    fn of(file: &File) -> std::io::Result<Stamp> {
+        #[cfg(unix)]
+        {
+            // fstat(2) itself: `File::metadata` asks statx(2) for more, and this runs once a
+            // level an answer (see [`Level::unchanged`]).
+            let st = crate::memory::fstat(file)?;
+            Ok(Stamp {
+                len: st.st_size as u64,
+                inode: (st.st_dev as u64, st.st_ino as u64),
+                modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+                changed: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let meta = file.metadata()?;
+            Ok(Stamp {
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            })
+        }
+    }
 }
 
 impl Level {
@@ -191,6 +245,7 @@ impl Level {
         pack(entries, u32::from(header.width), &mut bytes[..n]);
         Level {
             checked: BitVec::repeat(true, header.blocks() as usize),
+            watch: None,
             header,
             path: PathBuf::new(),
             storage: Box::new(InMemory {
@@ -228,6 +283,32 @@ impl Level {
     /// The blocks checked so far.
     pub fn checked(&self) -> &Checked {
         &self.checked
+    }
+
+    /// An error naming the file if it was written since it was opened (its length, times or
+    /// identity differ from what `fstat` said then): its bytes under the map, or those read
+    /// from it, may then differ from the ones whose blocks were checked, so no value read from
+    /// it since may be given. A caller checks this after reading the values of an answer and
+    /// before giving it; a level once changed stays refused (open the database again).
+    ///
+    /// A write changes the times before it changes the bytes, so a write that a read saw is
+    /// seen here. What it cannot see: a write within the same tick of the file system's clock
+    /// (a few milliseconds) as the write before the file was opened, on a kernel whose
+    /// timestamps are that coarse.
+    pub fn unchanged(&self) -> Result<(), DbError> {
+        let Some(watch) = &self.watch else {
+            return Ok(());
+        };
+        let now = Stamp::of(&watch.file).map_err(|e| DbError::from(e).in_file(&self.path))?;
+        if now == watch.stamp {
+            return Ok(());
+        }
+        Err(DbError::Changed {
+            level: self.header.level,
+            was: watch.stamp.len,
+            now: now.len,
+        }
+        .in_file(&self.path))
     }
 
     /// log2 of the entries in a block.
@@ -330,6 +411,11 @@ impl Level {
                 &owned[..]
             }
         };
+        // Every line of the block asked for at once: the hash then waits on memory once, not
+        // once a line.
+        for line in bytes.chunks(64) {
+            crate::memory::prefetch(&line[0]);
+        }
         let found = block_checksum(bytes, self.header.block_seed(block));
         if found != self.stored_checksum(block)? {
             return Ok(false);
@@ -475,15 +561,25 @@ fn open(
     };
     header.expect(houses, rules, level, entries)?;
     let expected = header.file_len();
-    let found = file.metadata()?.len();
+    let stamp = Stamp::of(&file)?;
+    let found = stamp.len;
     if found != expected {
         return Err(DbError::Truncated { expected, found });
     }
+    let mut watch = None;
     let storage: Box<dyn Storage> = match access {
-        Access::Map => Box::new(Mapped {
-            map: crate::memory::map_file(&file)?,
-        }),
-        Access::Read => Box::new(PlainRead { file, len: found }),
+        Access::Map => {
+            let map = crate::memory::map_file(&file)?;
+            watch = Some(Watch { file, stamp });
+            Box::new(Mapped { map })
+        }
+        Access::Read => {
+            watch = Some(Watch {
+                file: file.try_clone()?,
+                stamp,
+            });
+            Box::new(PlainRead { file, len: found })
+        }
         Access::Memory => {
             use std::io::{Read, Seek};
             // Huge pages: a search reads a level at random, and 4 KiB pages would cost a TLB
@@ -503,6 +599,7 @@ fn open(
     };
     let level = Level {
         checked: BitVec::repeat(false, header.blocks() as usize),
+        watch,
         header,
         path: path.to_path_buf(),
         storage,

@@ -234,6 +234,35 @@ impl Tablebase {
         Ok(cell.get().expect("just set"))
     }
 
+    /// An error naming the first level file opened so far that was written since it was opened
+    /// ([`Level::unchanged`]): called after the values of an answer were read and before it is
+    /// given. One `fstat` a level opened.
+    pub fn unchanged(&self) -> Result<(), DbError> {
+        self.unchanged_up_to(self.max_level())
+    }
+
+    /// [`Tablebase::unchanged`] for the levels whose bit is set in `levels` alone.
+    fn unchanged_among(&self, mut levels: u128) -> Result<(), DbError> {
+        while levels != 0 {
+            let k = levels.trailing_zeros() as usize;
+            levels &= levels - 1;
+            if let Some(level) = self.levels.get(k).and_then(OnceLock::get) {
+                level.unchanged()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Tablebase::unchanged`] for the levels `0..=top` alone (those an answer about a board
+    /// of `top` seeds can have read: seeds on the board never grow).
+    pub fn unchanged_up_to(&self, top: u32) -> Result<(), DbError> {
+        let opened = self.levels.iter().take(top as usize + 1);
+        for level in opened.filter_map(OnceLock::get) {
+            level.unchanged()?;
+        }
+        Ok(())
+    }
+
     /// f of `board` (the future store difference for the side to move), if the game is over on
     /// it (known by rule) or its level is in the database; `None` if it is above the top level
     /// or has another house count. A damaged entry is an error, never a value.
@@ -286,6 +315,16 @@ impl Tablebase {
     /// database alone (the same answer as [`crate::Solver::analyze`] with all moves); `None` if
     /// the position has more seeds on the board than the top level or another house count.
     pub fn analyze<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<Analysis>, DbError> {
+        // A level written under the reader explains any other error it caused: say that one.
+        self.analyze_read(pos)
+            .map_err(|e| match self.unchanged_up_to(pos.board().seeds()) {
+                Err(changed) => changed,
+                Ok(()) => e,
+            })
+    }
+
+    /// [`Tablebase::analyze`], its errors as found.
+    fn analyze_read<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<Analysis>, DbError> {
         if pos.houses_per_side() != self.houses || pos.rules() != self.rules {
             return Ok(None);
         }
@@ -307,7 +346,9 @@ impl Tablebase {
             return Ok(None);
         };
         let stores = pos.store_difference();
-        let root_values = self.move_values(board)?;
+        // The levels read, one bit each: checked for writes before the answer is given.
+        let mut read = 1u128 << board.seeds();
+        let root_values = self.move_values(board, &mut read)?;
         if !root_values.iter().any(|&(_, v)| v == f) {
             return Err(self.inconsistent(board, f, &root_values));
         }
@@ -316,8 +357,8 @@ impl Tablebase {
         let mut turn = Vec::new();
         let mut board = board;
         while !board.is_finished() {
-            let f = self.probe_below(board)?;
-            let values = self.move_values(board)?;
+            let f = self.probe_below(board, &mut read)?;
+            let values = self.move_values(board, &mut read)?;
             let Some(&(mv, _)) = values.iter().find(|&&(_, v)| v == f) else {
                 return Err(self.inconsistent(board, f, &values));
             };
@@ -331,6 +372,8 @@ impl Tablebase {
         if !turn.is_empty() {
             pv.push(Turn(turn));
         }
+        // Every value above was read from levels that were not written since they were opened.
+        self.unchanged_among(read)?;
         Ok(Some(Analysis::of_move_values(
             side,
             stores,
@@ -342,7 +385,12 @@ impl Tablebase {
 
     /// Each legal move of `board` (in the database) with its f for the mover: the seeds the
     /// sowing banks plus the child's f after an extra turn, minus it when the turn passes.
-    fn move_values<L: Lanes>(&self, board: Board<L>) -> Result<Vec<(Move, i32)>, DbError> {
+    /// Each level read gets its bit in `read`.
+    fn move_values<L: Lanes>(
+        &self,
+        board: Board<L>,
+        read: &mut u128,
+    ) -> Result<Vec<(Move, i32)>, DbError> {
         let movable = board.movable();
         let children: Vec<_> = (0..board.houses_per_side())
             .filter(|h| movable >> h & 1 == 1)
@@ -354,7 +402,7 @@ impl Tablebase {
         }
         let mut values = Vec::new();
         for (h, (child, sowing)) in children {
-            let f = self.probe_below(child)?;
+            let f = self.probe_below(child, read)?;
             values.push((
                 Move::new(h + 1).expect("a house number"),
                 sowing.value_with(f),
@@ -374,8 +422,10 @@ impl Tablebase {
         }
     }
 
-    /// f of `board`, a board reached from one in the database (so in it too, or finished).
-    fn probe_below<L: Lanes>(&self, board: Board<L>) -> Result<i32, DbError> {
+    /// f of `board`, a board reached from one in the database (so in it too, or finished); its
+    /// level's bit is set in `read`.
+    fn probe_below<L: Lanes>(&self, board: Board<L>, read: &mut u128) -> Result<i32, DbError> {
+        *read |= 1 << board.seeds();
         self.probe(board)?.ok_or_else(|| {
             DbError::Unsupported(format!(
                 "a board of {} seeds reached from the database is not in it",

@@ -403,6 +403,7 @@ impl<'a> Campaign<'a> {
                 let f = db.probe(board)?.ok_or_else(|| {
                     ProveError::Root("the database is for another board size".into())
                 })?;
+                db.unchanged_up_to(board.seeds())?;
                 (Bounds::exact(f), false)
             }
             None => match self.solver.test(board, t, Some(self.config.budget))? {

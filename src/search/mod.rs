@@ -122,11 +122,18 @@ pub fn auto_tt_mib(seeds: u32) -> usize {
 
 /// A table size for a board with `seeds` seeds searched with databases up to `top` seeds:
 /// the search covers only the `seeds - top` seeds above them, and its nodes grow by about 1.9
-/// a seed: 64 MiB for 24 seeds above (Kalah(6,4) with levels up to 24), 2 GiB for 32 (Kalah(6,5)
-/// with levels up to 28; 512 MiB made that solve 12% slower), between 16 MiB and 8 GiB.
+/// a seed: 8 MiB for 24 seeds above (Kalah(6,4) with levels up to 24), doubling with every
+/// seed more (2 GiB for 32: Kalah(6,5) with levels up to 28), between 4 MiB and 8 GiB. A table bigger than the search fills costs more than
+/// it saves: every page it touches is a fault and a TLB miss. Measured on 2 cores (AMD EPYC,
+/// value only): Kalah(6,4) on levels 0..24, one thread, 1.42-1.47 s with 4-8 MiB against
+/// 1.77-1.83 s with 64 MiB for the same nodes (5.1-5.4 M); Kalah(6,5) on levels 0..30, two
+/// threads, 39.9 s with 128 MiB, 42.2-42.4 s with 512-1024 MiB, 47.5 s with 2048 MiB (within
+/// the noise of that machine; with the levels up to 28, an earlier machine took 12% longer
+/// with 512 MiB than with 2 GiB).
 pub fn auto_tt_mib_with_db(seeds: u32, top: u32) -> usize {
-    let above = (i64::from(seeds) - i64::from(top) - 20).max(0);
-    (16usize << (above * 5 / 8).min(9)).min(auto_tt_mib(seeds))
+    let above = i64::from(seeds) - i64::from(top);
+    let doublings = (above - 24).clamp(-1, 10);
+    ((16usize << (doublings + 1)) / 4).min(auto_tt_mib(seeds))
 }
 
 /// The table size for a board of `houses` houses a side with `seeds` seeds, searched with
@@ -656,6 +663,10 @@ impl Solver {
             local.flush(&shared);
             (result, abort.is_set())
         });
+        // A level written while the search read it: its result means nothing.
+        if let Some(db) = &self.db {
+            db.unchanged()?;
+        }
         // The root is only ever set by a fault, the deadline, the node limit or a cancel.
         match (fault.get(), &probe) {
             (Some(&fault), Some(probe)) => Err(SolveError::Database(probe.error(fault))),
@@ -838,9 +849,10 @@ mod tests {
         assert_eq!(super::auto_tt_mib(48), 512);
         assert_eq!(super::auto_tt_mib(60), 2048);
         assert_eq!(super::auto_tt_mib(400), 8192);
-        assert_eq!(super::auto_tt_mib_with_db(48, 24), 64);
+        assert_eq!(super::auto_tt_mib_with_db(48, 24), 8);
+        assert_eq!(super::auto_tt_mib_with_db(60, 30), 512);
         assert_eq!(super::auto_tt_mib_with_db(60, 28), 2048);
-        assert_eq!(super::auto_tt_mib_with_db(20, 24), 16);
+        assert_eq!(super::auto_tt_mib_with_db(20, 24), 4);
         assert_eq!(super::auto_tt_mib_with_db(400, 24), 8192);
         assert_eq!(super::auto_tt_mib_with_db(48, 16), 512);
     }
@@ -859,7 +871,7 @@ mod tests {
         // 8 GiB for (6,5)).
         let cap = super::table_memory_cap_mib();
         assert_eq!(super::auto_table_mib(6, 48, None), 512.min(cap));
-        assert_eq!(super::auto_table_mib(6, 48, Some(24)), 64.min(cap));
+        assert_eq!(super::auto_table_mib(6, 48, Some(24)), 8.min(cap));
         assert_eq!(super::auto_table_mib(6, 60, Some(28)), 2048.min(cap));
     }
 
