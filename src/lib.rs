@@ -87,6 +87,11 @@ pub fn catch_interrupt() {
     memory::catch_interrupt();
 }
 
+/// [`catch_interrupt`], and a second Ctrl-C or SIGTERM ends the process at once (exit 130).
+pub fn catch_interrupt_twice() {
+    memory::catch_interrupt_twice();
+}
+
 /// Whether Ctrl-C was pressed since [`catch_interrupt`].
 #[doc(hidden)]
 pub fn interrupted() -> bool {

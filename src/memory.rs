@@ -299,10 +299,24 @@ pub fn catch_bus_error() {
 /// Set by the SIGINT handler [`catch_interrupt`] installs.
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Set by [`catch_interrupt_twice`]: a second signal ends the process at once.
+static EXIT_ON_SECOND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[cfg(unix)]
 extern "C" fn note_interrupt(_signal: libc::c_int) {
-    // An atomic store is async-signal-safe.
-    INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Atomic loads and stores are async-signal-safe.
+    let again = INTERRUPTED.swap(true, std::sync::atomic::Ordering::Relaxed);
+    if again && EXIT_ON_SECOND.load(std::sync::atomic::Ordering::Relaxed) {
+        // Safety: _exit(2) is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// [`catch_interrupt`], and a second Ctrl-C or SIGTERM ends the process at once (exit code
+/// 130): for a command that finishes what it has begun before it stops, such as a game.
+pub fn catch_interrupt_twice() {
+    EXIT_ON_SECOND.store(true, std::sync::atomic::Ordering::Relaxed);
+    catch_interrupt();
 }
 
 /// From now on Ctrl-C (SIGINT) and SIGTERM only set a flag, read by [`interrupted`], instead of

@@ -328,7 +328,8 @@ fn handshake_sends_the_info_and_token_then_mode_freeplay_and_goodbye_ends_the_cl
         out.result,
         Ok(Summary {
             sessions: 1,
-            answered: 0
+            answered: 0,
+            stopped: false,
         })
     );
     assert!(out.events.contains(&Event::Greeted {
@@ -631,7 +632,8 @@ fn the_client_reconnects_after_a_lost_connection_and_carries_on() {
         out.result,
         Ok(Summary {
             sessions: 2,
-            answered: 1
+            answered: 1,
+            stopped: false,
         })
     );
     assert!(out.events.iter().any(|e| matches!(
@@ -860,4 +862,118 @@ fn without_log_the_log_goes_to_the_state_directory_not_the_current_one() {
         "nothing in the current directory"
     );
     let _ = std::fs::remove_dir_all(&home);
+}
+
+#[cfg(unix)]
+fn signal(child: &std::process::Child, sig: i32) {
+    // Safety: kill(2) on our own child's process id.
+    unsafe {
+        libc::kill(child.id() as i32, sig);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_finishes_the_game_in_play_then_says_goodbye_and_exits_0() {
+    let (listener, port) = listen();
+    let log = temp_log("sigterm");
+    let mut child = cli_common::command()
+        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--time-per-move", "0.3", "--tt-mb", "16"])
+        .arg("--log")
+        .arg(&log)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut conn = Conn::accept(&listener);
+    conn.send("kgp 1 0 0");
+    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    conn.send("set game:id \"g1\"");
+    assert!(!ask_until_yield(&mut conn, 3, START, secs(5)).is_empty());
+    // Stopped by its operator in the middle of game g1: it stays for the game.
+    signal(&child, libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(child.try_wait().unwrap().is_none(), "left the game in play");
+    assert!(!ask_until_yield(&mut conn, 5, SMALL, secs(5)).is_empty());
+    // A state of another game: not answered; goodbye instead.
+    conn.send("set game:id \"g2\"");
+    conn.send(&format!("7 state {START}"));
+    assert_eq!(conn.line(secs(5)).as_deref(), Some("goodbye"));
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("stopped (the game in play finished)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2 states answered"), "{stdout}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("asked to stop: finishing game 'g1' first"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a state of another game came: said goodbye"),
+        "{text}"
+    );
+    let _ = std::fs::remove_file(&log);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_with_no_game_in_play_says_goodbye_at_once_and_a_second_signal_exits_at_once() {
+    let (listener, port) = listen();
+    let log = temp_log("sigterm-idle");
+    let child = cli_common::command()
+        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .arg("--log")
+        .arg(&log)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut conn = Conn::accept(&listener);
+    conn.send("kgp 1 0 0");
+    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    signal(&child, libc::SIGTERM);
+    assert_eq!(conn.line(secs(5)).as_deref(), Some("goodbye"));
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+
+    // In a game, a second signal does not wait for it.
+    let mut child = cli_common::command()
+        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--time-per-move", "0.3", "--tt-mb", "16"])
+        .arg("--log")
+        .arg(&log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut conn = Conn::accept(&listener);
+    conn.send("kgp 1 0 0");
+    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    assert!(!ask_until_yield(&mut conn, 3, START, secs(5)).is_empty());
+    signal(&child, libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(child.try_wait().unwrap().is_none());
+    signal(&child, libc::SIGTERM);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < secs(5),
+            "the second signal did not end it"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    let _ = std::fs::remove_file(&log);
 }

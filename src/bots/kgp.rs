@@ -405,6 +405,9 @@ pub struct ClientConfig {
     /// the `request` module: the practice server records a state only just after sending
     /// it). At most [`MAX_RESEND_PAUSE`].
     pub resend_pause: Duration,
+    /// Asked between commands: once it says yes, the client takes no new game, finishes the
+    /// game in play (see [`Summary::stopped`]), says `goodbye` and returns.
+    pub stop: fn() -> bool,
 }
 
 impl ClientConfig {
@@ -424,6 +427,7 @@ impl ClientConfig {
             retries: 5,
             retry_delay: Duration::from_secs(1),
             resend_pause: DEFAULT_RESEND_PAUSE,
+            stop: || false,
         }
     }
 
@@ -567,14 +571,26 @@ pub enum Event {
     },
 }
 
-/// How a run ended normally: the server said `goodbye`.
+/// How a run ended normally: the server said `goodbye`, or the client did when asked to stop.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Summary {
     /// Connections made.
     pub sessions: u32,
     /// `state` commands answered.
     pub answered: u64,
+    /// The client said `goodbye` because [`ClientConfig::stop`] asked it to: after its move
+    /// ended the game in play, or when a state of another game came (not answered), or
+    /// when no state came for [`STOP_IDLE`] (the opponent's move ended the game), or at once
+    /// when no game was in play.
+    pub stopped: bool,
 }
+
+/// Asked to stop, the client waits this long for the next state of the game in play before it
+/// takes the game as over (ended by the opponent's move, which the client never sees).
+pub const STOP_IDLE: Duration = Duration::from_secs(10);
+
+/// How often the client asks [`ClientConfig::stop`] while it waits for the server.
+const STOP_POLL: Duration = Duration::from_millis(100);
 
 /// Why the client stopped without a `goodbye`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -623,6 +639,36 @@ impl std::error::Error for KgpError {}
 // The client
 // ---------------------------------------------------------------------------------------------
 
+/// Whether the last move of `answer` ended its game: the board is over after it, or a store
+/// holds more than half of the seeds (where the KGP server ends a game). A state answered
+/// with no move leaves the game in play.
+fn ends_game(answer: &Answer) -> bool {
+    let Some(last) = answer.moves.last() else {
+        return false;
+    };
+    let Ok(setup) = answer.board.parse::<Setup>() else {
+        return false;
+    };
+    // Only boards the rules engine takes (sizes and seed counts it can count).
+    if AnyPosition::from_setup(&setup, Rules::Standard).is_err() {
+        return false;
+    }
+    let mut state = PlayState::from_setup(&setup, PlayRules::Kalah(Rules::Standard));
+    let Some(mv) = Move::new(last.house) else {
+        return false;
+    };
+    if !state.is_legal(mv) {
+        return false;
+    }
+    state.play(mv);
+    let total =
+        state.seeds_on_board() + state.store(crate::Side::South) + state.store(crate::Side::North);
+    state.is_over()
+        || [crate::Side::South, crate::Side::North]
+            .iter()
+            .any(|&s| 2 * state.store(s) > total)
+}
+
 /// Connects to the server of `config`, plays freeplay until the server says `goodbye`, and
 /// reconnects as the module docs say when the connection is lost. Every answered state and
 /// every ignored line goes to `log` (one line each, UTC time first); `on_event` hears of
@@ -640,9 +686,11 @@ pub fn run(
         summary: Summary {
             sessions: 0,
             answered: 0,
+            stopped: false,
         },
         game: None,
         clock: None,
+        in_play: None,
     };
     client.run()
 }
@@ -658,12 +706,20 @@ struct Client<'a> {
     game: Option<String>,
     /// `set time:clock`: seconds left, and when the server said so.
     clock: Option<(f64, Instant)>,
+    /// The game of the last state answered, if our move did not end it (`Some(None)`: a game
+    /// the server did not name).
+    in_play: Option<Option<String>>,
 }
 
 /// How one connection ended.
 enum SessionEnd {
     Goodbye,
-    Lost { reason: String, answered: u64 },
+    /// Asked to stop, the client said goodbye.
+    Stopped,
+    Lost {
+        reason: String,
+        answered: u64,
+    },
     Incompatible(String),
 }
 
@@ -698,6 +754,10 @@ impl Client<'_> {
                     match self.session(stream) {
                         SessionEnd::Goodbye => {
                             self.note("the server said goodbye");
+                            return Ok(self.summary);
+                        }
+                        SessionEnd::Stopped => {
+                            self.summary.stopped = true;
                             return Ok(self.summary);
                         }
                         SessionEnd::Incompatible(version) => {
@@ -805,10 +865,41 @@ impl Client<'_> {
         let mut greeted = false;
         let mut answered = 0u64;
         let lost = |reason: String, answered| SessionEnd::Lost { reason, answered };
+        // Asked to stop: since when, and the last time a state came.
+        let mut stopping: Option<Instant> = None;
+        let mut last_state = Instant::now();
         loop {
-            let Ok(incoming) = rx.recv() else {
-                return lost("the reading thread ended".into(), answered);
+            if stopping.is_none() && (self.config.stop)() {
+                stopping = Some(Instant::now());
+                last_state = Instant::now();
+                match &self.in_play {
+                    None => return self.leave(shared, "asked to stop, no game in play"),
+                    Some(game) => {
+                        let game = game.as_deref().map_or("(unnamed)".into(), quote);
+                        self.note(&format!("asked to stop: finishing game {game} first"));
+                    }
+                }
+            }
+            if stopping.is_some() && last_state.elapsed() >= STOP_IDLE {
+                return self.leave(
+                    shared,
+                    "asked to stop; no state of the game in play came for 10 s: it is over",
+                );
+            }
+            let incoming = match rx.recv_timeout(STOP_POLL) {
+                Ok(incoming) => incoming,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return lost("the reading thread ended".into(), answered);
+                }
             };
+            if let (Some(_), Incoming::State { request, .. }) = (stopping, &incoming) {
+                last_state = Instant::now();
+                if self.in_play.as_ref() != Some(&self.game) {
+                    shared.finish(request);
+                    return self.leave(shared, "asked to stop; a state of another game came");
+                }
+            }
             match incoming {
                 Incoming::Closed(reason) => return lost(reason, answered),
                 Incoming::Bad { line, why } => {
@@ -823,8 +914,12 @@ impl Client<'_> {
                     if let Some(answer) = answer {
                         answered += 1;
                         self.summary.answered += 1;
+                        self.in_play = (!ends_game(&answer)).then(|| answer.game.clone());
                         self.note(&answer.to_string());
                         self.event(Event::Answered(answer));
+                        if stopping.is_some() && self.in_play.is_none() {
+                            return self.leave(shared, "asked to stop; our move ended the game");
+                        }
                     }
                 }
                 Incoming::Command(command) => match command.name.as_str() {
@@ -876,6 +971,13 @@ impl Client<'_> {
                 },
             }
         }
+    }
+
+    /// Says `goodbye` to the server (asked to stop) and notes why.
+    fn leave(&mut self, shared: &Shared, why: &str) -> SessionEnd {
+        let _ = shared.send(&Command::new("goodbye"));
+        self.note(&format!("{why}: said goodbye"));
+        SessionEnd::Stopped
     }
 
     fn greet(&self, shared: &Shared) -> io::Result<()> {

@@ -19,7 +19,10 @@ use super::db_choice::DbChoice;
 /// `stop` ends the search. Boards of any size are played from the mover's side (KGP's
 /// `<m,own_store,other_store,own_1..own_m,other_1..other_m>`).
 ///
-/// Runs until the server says `goodbye` (exit 0). A lost connection is retried after 1, 2,
+/// Runs until the server says `goodbye` (exit 0). SIGTERM or Ctrl-C stops it gracefully: no new
+/// game is taken, the game in play is finished (until our move ends it, a state of another
+/// game comes, or none comes for 10 s), then it says `goodbye` and exits 0; a second signal
+/// exits at once (code 130). A lost connection is retried after 1, 2,
 /// 4, ... seconds (at most 60), --retries times in a row; then the command exits with code 1.
 /// Each answered state (board, moves, time used) is appended to the log file, with every
 /// line from the server that was ignored.
@@ -143,6 +146,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
         retries: args.retries,
         retry_delay: args.retry_delay,
         resend_pause: args.resend_pause,
+        stop: kalah::interrupted,
     };
     let log_path = match &args.log {
         Some(path) => path.clone(),
@@ -155,6 +159,8 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
         ))
     })?;
     eprintln!("kalah kgp: log in {}", log_path.display());
+    // SIGTERM or Ctrl-C: finish the game in play, say goodbye, exit 0; a second one: at once.
+    kalah::catch_interrupt_twice();
     let verbose = args.verbose;
     let result = kgp::run(&config, &mut log, &mut |event| match event {
         Event::Connected { address } => eprintln!("kalah kgp: connected to {address}"),
@@ -174,7 +180,12 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
     match result {
         Ok(summary) => {
             println!(
-                "the server said goodbye: {} state{} answered in {} connection{}",
+                "{}: {} state{} answered in {} connection{}",
+                if summary.stopped {
+                    "stopped (the game in play finished), said goodbye"
+                } else {
+                    "the server said goodbye"
+                },
                 summary.answered,
                 if summary.answered == 1 { "" } else { "s" },
                 summary.sessions,
