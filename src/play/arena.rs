@@ -43,7 +43,9 @@ use rayon::prelude::*;
 
 use crate::lanes::mix64;
 use crate::play::game::{Action, Game, GameRules};
-use crate::play::players::{PlayError, Player, PlayerSpec, Resources};
+use crate::play::error::PlayError;
+use crate::play::player::Player;
+use crate::play::players::{PlayerSpec, Resources};
 use crate::rng::Rng;
 use crate::rules::{Rules, Side, Variant};
 

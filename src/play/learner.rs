@@ -25,8 +25,10 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::play::alphabeta::Searcher;
+use crate::play::error::PlayError;
 use crate::play::game::{Action, Game, GameRules};
-use crate::play::players::{PlayError, Player, PlayerSpec, Searcher};
+use crate::play::player::Player;
 use crate::text::quote;
 
 /// Actions of a game that make its opening.
@@ -41,7 +43,8 @@ pub const MAX_LEARNER_BYTES: u64 = 32 << 20;
 /// The learner (see the module docs).
 pub struct Learner {
     path: PathBuf,
-    spec: PlayerSpec,
+    /// Its spec, as `name` says it.
+    name: String,
     base: Searcher,
     /// Remembered openings: (variant key, actions).
     openings: Vec<(String, Vec<Action>)>,
@@ -59,7 +62,7 @@ impl Learner {
     /// A learner with its memory in `path` (read now if it exists; created on first loss). The
     /// file must be a regular file of at most [`MAX_LEARNER_BYTES`] bytes, in the format of the
     /// module docs; the error names the file (and the line at fault).
-    pub fn open(path: PathBuf, spec: PlayerSpec) -> Result<Learner, PlayError> {
+    pub fn open(path: PathBuf, name: String) -> Result<Learner, PlayError> {
         check_writable(&path)?;
         let openings = match crate::files::read_text(&path, MAX_LEARNER_BYTES) {
             Ok(text) => parse_openings(&text).map_err(|e| {
@@ -81,7 +84,7 @@ impl Learner {
         };
         Ok(Learner {
             path,
-            spec,
+            name,
             base: Searcher::new(4, true),
             openings,
         })
@@ -143,7 +146,7 @@ pub fn parse_openings(text: &str) -> Result<Vec<(String, Vec<Action>)>, OpeningE
 
 impl Player for Learner {
     fn name(&self) -> String {
-        self.spec.to_string()
+        self.name.clone()
     }
 
     fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {

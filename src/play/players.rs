@@ -23,97 +23,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::db::Tablebase;
+pub use crate::play::alphabeta::Searcher;
 use crate::play::anytime::{Engine, EngineConfig, Thought};
+pub use crate::play::error::PlayError;
 use crate::play::game::{Action, Game};
 use crate::play::learner::Learner;
+pub use crate::play::player::{Player, Thinking};
 use crate::play::state::{PlayRules, PlayState};
 use crate::position::{AnyPosition, Move};
 use crate::rng::Rng;
-use crate::rules::Side;
 use crate::search::{Solver, SolverConfig};
 use crate::text::quote;
 use crate::with_position;
-
-/// Why a player could not be made or could not move.
-#[derive(Debug)]
-pub enum PlayError {
-    /// The spec string is malformed.
-    Spec(String),
-    /// The player cannot play these rules (e.g. `perfect` under `awari-basic`).
-    Unsupported(String),
-    /// The solver failed.
-    Solver(String),
-    /// A file could not be read or written.
-    Io(std::io::Error),
-}
-
-impl fmt::Display for PlayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlayError::Spec(s) | PlayError::Unsupported(s) | PlayError::Solver(s) => f.write_str(s),
-            PlayError::Io(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for PlayError {}
-
-impl From<std::io::Error> for PlayError {
-    fn from(e: std::io::Error) -> PlayError {
-        PlayError::Io(e)
-    }
-}
-
-/// What a player reports while it chooses (see [`Player::choose_watched`]), for a user to
-/// watch it think.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Thinking {
-    /// The anytime engine's best action so far ([`Thought`]).
-    Searched(Thought),
-    /// The exact solver narrowed the value of the position: `lower <= value <= upper`, for the
-    /// side to move, stores included.
-    Solving {
-        /// The depth of the solver's iteration (`None`: to the end of the game). The bounds of
-        /// a depth-limited iteration are on the depth-limited value.
-        depth: Option<u8>,
-        /// The value is at least this ...
-        lower: i32,
-        /// ... and at most this.
-        upper: i32,
-        /// Nodes the solver has searched so far.
-        nodes: u64,
-    },
-}
-
-/// A player: asked for one action at a time (again after each extra turn).
-pub trait Player: Send {
-    /// The spec it was made from, e.g. `alphabeta:6`.
-    fn name(&self) -> String;
-
-    /// The action for the side to move in `game` (the game is not over).
-    fn choose(&mut self, game: &Game) -> Result<Action, PlayError>;
-
-    /// [`Player::choose`], telling `watch` what the player thinks as it goes: the players that
-    /// may think long (`engine:TIME`, `perfect`) report; the others say nothing.
-    fn choose_watched(
-        &mut self,
-        game: &Game,
-        watch: &mut dyn FnMut(&Thinking),
-    ) -> Result<Action, PlayError> {
-        let _ = watch;
-        self.choose(game)
-    }
-
-    /// The game it played from seat `seat` is over.
-    fn game_over(&mut self, _game: &Game, _seat: usize) -> Result<(), PlayError> {
-        Ok(())
-    }
-
-    /// Nodes searched so far, for engines that search.
-    fn nodes(&self) -> Option<u64> {
-        None
-    }
-}
 
 /// A parsed player spec (see the module docs).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -292,7 +213,7 @@ impl PlayerSpec {
             }
             PlayerSpec::Learner(file) => {
                 let path = file.clone().unwrap_or_else(|| DEFAULT_LEARNER_FILE.into());
-                Box::new(Learner::open(path, self.clone())?)
+                Box::new(Learner::open(path, self.to_string())?)
             }
         })
     }
@@ -429,105 +350,6 @@ impl Player for Greedy {
             }
         }
         Ok(Action::Sow(best.expect("a legal move").1))
-    }
-}
-
-/// `minimax:D` and `alphabeta:D`: depth-limited search on the store difference.
-pub struct Searcher {
-    depth: u32,
-    pruning: bool,
-    nodes: u64,
-}
-
-impl Searcher {
-    /// A depth-`depth` searcher, with alpha-beta pruning or plain minimax.
-    pub fn new(depth: u32, pruning: bool) -> Searcher {
-        Searcher {
-            depth,
-            pruning,
-            nodes: 0,
-        }
-    }
-
-    /// The depth-limited value of `state` for the side to move (its store difference after
-    /// `depth` sowings, or at the end of the game) and the first best move.
-    pub fn search(&mut self, state: &PlayState) -> (i32, Option<Move>) {
-        let mut best: Option<(i32, Move)> = None;
-        for mv in state.legal_moves() {
-            let alpha = best.map_or(i32::MIN + 1, |(v, _)| v);
-            let v = self.move_value(state, mv, self.depth - 1, alpha, i32::MAX);
-            if best.is_none_or(|(b, _)| v > b) {
-                best = Some((v, mv));
-            }
-        }
-        match best {
-            Some((v, mv)) => (v, Some(mv)),
-            None => (state.store_difference(Side::South), None),
-        }
-    }
-
-    /// The value for the mover of sowing `mv` on `state`, then `depth` more sowings.
-    fn move_value(
-        &mut self,
-        state: &PlayState,
-        mv: Move,
-        depth: u32,
-        alpha: i32,
-        beta: i32,
-    ) -> i32 {
-        let me = state.to_move().expect("a move to make");
-        let mut next = *state;
-        next.play(mv);
-        match next.to_move() {
-            Some(side) if side == me => self.negamax(&next, depth, alpha, beta),
-            Some(_) => -self.negamax(&next, depth, -beta, -alpha),
-            None => next.store_difference(me),
-        }
-    }
-
-    /// Negamax value of `state` for its side to move, `depth` sowings deep: exact within
-    /// (alpha, beta) with pruning, a bound outside it (fail-soft); exact always without.
-    fn negamax(&mut self, state: &PlayState, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-        self.nodes += 1;
-        let Some(me) = state.to_move() else {
-            unreachable!("finished games are valued by the caller")
-        };
-        if depth == 0 {
-            return state.store_difference(me);
-        }
-        let mut best = i32::MIN;
-        for mv in state.legal_moves() {
-            let v = self.move_value(state, mv, depth - 1, alpha, beta);
-            best = best.max(v);
-            if self.pruning {
-                alpha = alpha.max(v);
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-        best
-    }
-}
-
-impl Player for Searcher {
-    fn name(&self) -> String {
-        let kind = if self.pruning { "alphabeta" } else { "minimax" };
-        format!("{kind}:{}", self.depth)
-    }
-
-    fn choose(&mut self, game: &Game) -> Result<Action, PlayError> {
-        let state = game.state();
-        let (value, mv) = self.search(state);
-        // Pie rule: own South's side instead if the position is bad for the side to move.
-        if game.can_swap() && value < 0 {
-            return Ok(Action::Swap);
-        }
-        Ok(Action::Sow(mv.expect("the game is not over")))
-    }
-
-    fn nodes(&self) -> Option<u64> {
-        Some(self.nodes)
     }
 }
 
