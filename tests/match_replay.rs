@@ -751,3 +751,88 @@ fn a_long_match_runs_in_a_fixed_amount_of_memory() {
     );
     assert_eq!(v["games"], 30000);
 }
+
+#[test]
+fn replay_values_every_sowing_exactly_within_reach_of_the_levels_and_estimates_the_rest() {
+    let dir = fresh_dir("match-replay-estimates");
+    let db = dir.join("db");
+    let out = kalah(&[
+        "db",
+        "build",
+        "-m",
+        "4",
+        "--max-seeds",
+        "6",
+        "--dir",
+        db.to_str().unwrap(),
+        "--yes",
+    ]);
+    assert!(out.status.success());
+    let records = dir.join("records");
+    json(&[
+        "match",
+        "greedy",
+        "alphabeta:2",
+        "--games",
+        "1",
+        "--houses",
+        "4",
+        "--seeds",
+        "5",
+        "--no-db",
+        "--record",
+        records.to_str().unwrap(),
+        "--json",
+    ]);
+    let file = record_path(&records, 1);
+    let f = file.to_str().unwrap();
+    let d = db.to_str().unwrap();
+    // By default: exact up to 6 + 12 seeds on the board, estimates above.
+    let v = json(&["replay", f, "--db", d, "--no-book", "--json"]);
+    let moves = v["moves"].as_array().unwrap();
+    let mut estimated = 0;
+    for m in moves {
+        let seeds: u64 = {
+            let p = m["position"].as_str().unwrap();
+            let inner = p.trim_start_matches('<').split('>').next().unwrap();
+            inner
+                .split(',')
+                .skip(3)
+                .map(|x| x.parse::<u64>().unwrap())
+                .sum()
+        };
+        assert!(m["value"].is_i64(), "every sowing valued: {m}");
+        if seeds > 18 {
+            assert_eq!(m["source"], "estimate", "{m}");
+            assert_eq!(m["exact"], false, "{m}");
+            estimated += 1;
+        } else {
+            assert_ne!(m["source"], "estimate", "{m}");
+            assert_eq!(m["exact"], true, "{m}");
+        }
+    }
+    assert!(estimated > 0, "Kalah(4,5) starts with 40 seeds");
+    let out = kalah(&["replay", f, "--db", d, "--no-book"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("has at most 18 seeds on the board"), "{text}");
+    assert!(text.contains("by estimate"), "{text}");
+    assert!(text.contains(" estimated)"), "{text}");
+    // --no-estimates: those sowings are not valued.
+    let v = json(&[
+        "replay",
+        f,
+        "--db",
+        d,
+        "--no-book",
+        "--no-estimates",
+        "--json",
+    ]);
+    let unvalued = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["value"].is_null())
+        .count();
+    assert_eq!(unvalued, estimated);
+    let _ = std::fs::remove_dir_all(&dir);
+}

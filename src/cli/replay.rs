@@ -22,7 +22,9 @@ use super::progress::Indicator;
 /// Values are final store differences for the side that moves, stores included, under
 /// perfect play from there on. A sowing is valued when its position is in the endgame
 /// database (--db), an opening book answers it (the first sowings of Kalah(6,4) and (6,5);
-/// --no-book), or it has at most S seeds on the board (--solve-seeds, searched). The actions
+/// --no-book), or it has at most S seeds on the board (--solve-seeds, searched); the other
+/// sowings get an estimate (a search 10 sowings deep), marked as such and counted apart from
+/// the exact mistakes (--no-estimates: none). The actions
 /// of a match's random opening are valued but counted against no player. The pie
 /// rule's swap, and under the pie rule the moves before North's answer to South's first
 /// turn, are not valued (the solver does not know the swap); nothing is valued under
@@ -43,15 +45,21 @@ pub struct ReplayArgs {
 
     /// Search the positions with at most S seeds on the board, 0 (value only what the database
     /// holds) to 64 (beyond, a search takes hours). Each such position is solved exactly: keep
-    /// S small for big variants. Without database files, searching boards of 40 seeds or
-    /// more first builds the small endgame levels in memory, as `kalah solve` does.
+    /// S small for big variants. Default: the database's top level plus 12 (a fraction of a
+    /// second a position; 36 with the levels 0..24), or 30 without database files. Without
+    /// database files, searching boards of 40 seeds or more first builds the small endgame
+    /// levels in memory, as `kalah solve` does.
     #[arg(
         long,
         value_name = "S",
-        default_value_t = 30,
         value_parser = super::args::count::<u32>(super::args::EXACT_SEEDS)
     )]
-    solve_seeds: u32,
+    solve_seeds: Option<u32>,
+
+    /// Value only what the databases, the books and the search reach: no estimates for the
+    /// other sowings.
+    #[arg(long)]
+    no_estimates: bool,
 
     /// Print JSON (see docs/commands.md for the fields).
     #[arg(long)]
@@ -66,9 +74,20 @@ struct Valuation {
     best: i32,
     /// The lowest best house.
     best_move: Move,
-    /// `"database"`, `"ledger"` (the opening books) or `"search"`.
+    /// `"database"`, `"ledger"` (the opening books), `"search"` (all exact) or `"estimate"`
+    /// (a search [`ESTIMATE_DEPTH`] sowings deep: not exact).
     source: &'static str,
 }
+
+/// The depth of the search that estimates the sowings beyond the exact ones: a few
+/// milliseconds a position on Kalah(6,4).
+const ESTIMATE_DEPTH: u8 = 10;
+
+/// What `--solve-seeds` is by default: the top level of the database files plus this.
+const SOLVE_ABOVE_DB: u32 = 12;
+
+/// `--solve-seeds` without database files.
+const SOLVE_WITHOUT_DB: u32 = 30;
 
 impl Valuation {
     /// Move `mv` of a position answered whole by `a` (from the databases or the books, which
@@ -101,6 +120,8 @@ struct Judge {
     book: kalah::book::Book,
     solver: Solver,
     solve_seeds: u32,
+    /// Estimate the sowings beyond `solve_seeds`.
+    estimates: bool,
 }
 
 impl Judge {
@@ -110,6 +131,7 @@ impl Judge {
         db: Option<Arc<Tablebase>>,
         book: kalah::book::Book,
         solve_seeds: u32,
+        estimates: bool,
     ) -> Result<Judge, CliError> {
         let tt_mib =
             kalah::search::auto_table_mib(houses, solve_seeds, db.as_ref().map(|d| d.max_level()));
@@ -129,6 +151,7 @@ impl Judge {
             book,
             solver,
             solve_seeds,
+            estimates,
         })
     }
 
@@ -157,7 +180,11 @@ impl Judge {
             return Ok(Some(Valuation::of(&found.analysis, mv, "ledger")));
         }
         if p.seeds_on_board() > self.solve_seeds {
-            return Ok(None);
+            return if self.estimates {
+                self.estimate(p, mv).map(Some)
+            } else {
+                Ok(None)
+            };
         }
         let solve = |q: &Position<L>| {
             self.solver
@@ -189,13 +216,69 @@ impl Judge {
     }
 }
 
+impl Judge {
+    /// The estimated values of every move of `p` (a search [`ESTIMATE_DEPTH`] sowings deep
+    /// below each), as the value of `mv` against the best.
+    fn estimate<L: Lanes>(&self, p: &Position<L>, mv: Move) -> Result<Valuation, CliError> {
+        let fail = |e: kalah::SolveError| CliError::failure(format!("cannot estimate: {e}"));
+        let me = p.to_move().expect("a position with a move to make");
+        let mut best: Option<(i32, Move)> = None;
+        let mut played = None;
+        for m in p.legal_moves() {
+            let (child, _) = p
+                .play(m)
+                .map_err(|e| CliError::failure(format!("a replayed sowing is illegal: {e}")))?;
+            let v = match child.to_move() {
+                None => child.outcome().expect("a finished game").margin(me),
+                Some(side) => {
+                    let f = self
+                        .solver
+                        .estimate(child.board(), ESTIMATE_DEPTH)
+                        .map_err(fail)?;
+                    let v = child.store_difference() + f;
+                    if side == me { v } else { -v }
+                }
+            };
+            if best.is_none_or(|(b, _)| v > b) {
+                best = Some((v, m));
+            }
+            if m == mv {
+                played = Some(v);
+            }
+        }
+        let (best, best_move) = best.expect("a legal move");
+        Ok(Valuation {
+            value: played.expect("the replayed sowing is legal"),
+            best,
+            best_move,
+            source: "estimate",
+        })
+    }
+}
+
 pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let record = super::files::read_record(&args.file)?;
     let rules = record.rules;
     let kalah_rules = rules.rules.kalah();
     let threads = super::args::threads_or_all(None);
-    let search_seeds = (args.solve_seeds > 0).then(|| args.solve_seeds.min(rules.seeds_in_play()));
-    let db = super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?;
+    // Without --solve-seeds: within reach of the database files, if any.
+    let files = match kalah_rules {
+        Some(r) => args.db.open(rules.houses, r)?,
+        None => None,
+    };
+    let solve_seeds = args.solve_seeds.unwrap_or_else(|| {
+        files
+            .as_ref()
+            .map_or(SOLVE_WITHOUT_DB, |db| db.max_level() + SOLVE_ABOVE_DB)
+    });
+    let search_seeds = (solve_seeds > 0).then(|| solve_seeds.min(rules.seeds_in_play()));
+    let db = match files {
+        Some(db) => {
+            eprintln!("{}", super::db_choice::files_line(&db));
+            Some(db)
+        }
+        None => super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?,
+    };
     let judge = match kalah_rules {
         Some(r) => {
             let game = (rules.houses, r, rules.seeds_in_play());
@@ -206,6 +289,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
                 db.clone(),
                 book,
                 search_seeds.unwrap_or(0),
+                !args.no_estimates,
             )?)
         }
         None => None,
@@ -248,7 +332,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
         out["db"] = super::db_choice::files_json(db.as_deref());
         print_json(&out);
     } else {
-        print_replay(&record, &plies, &game, &args, db.as_deref());
+        print_replay(&record, &plies, &game, &args, db.as_deref(), solve_seeds);
     }
     Ok(())
 }
@@ -272,6 +356,7 @@ fn replay_json(record: &Record, plies: &[Ply], game: &Game) -> serde_json::Value
                 "best_move": v.map(|v| v.best_move.house()),
                 "mistake": v.map(|v| v.best - v.value),
                 "source": v.map(|v| v.source),
+                "exact": v.map(|v| v.source != "estimate"),
                 "opening": i < record.opening,
             })
         })
@@ -296,6 +381,7 @@ fn print_replay(
     game: &Game,
     args: &ReplayArgs,
     db: Option<&Tablebase>,
+    solve_seeds: u32,
 ) {
     let file = Path::new(&args.file);
     let r = record.rules;
@@ -329,9 +415,14 @@ fn print_replay(
                 });
             println!(
                 "values: final store differences for the mover under perfect play, stores \
-                 included; a sowing is valued when its position {db}has at most {} seeds on \
-                 the board",
-                args.solve_seeds
+                 included; a sowing is valued when its position {db}has at most {solve_seeds} \
+                 seeds on the board{}",
+                if args.no_estimates {
+                    ""
+                } else {
+                    "; the others are estimated (~, a search 10 sowings deep, not exact: counted \
+                     apart)"
+                }
             );
             if r.pie {
                 println!(
@@ -343,6 +434,8 @@ fn print_replay(
     }
     // Per seat: seeds lost, mistakes made, sowings valued.
     let mut tally = [(0i64, 0usize, 0usize); 2];
+    // Per seat: sowings estimated (not in the tally).
+    let mut estimated = [0usize; 2];
     for (i, p) in plies.iter().enumerate() {
         println!();
         println!("{}", p.state.render());
@@ -362,6 +455,22 @@ fn print_replay(
                 None => "the random opening, no player's choice".to_owned(),
             },
             (_, Action::Swap) => "the pie rule's swap (not valued)".to_owned(),
+            (Some(v), _) if v.source == "estimate" => {
+                estimated[p.seat] += 1;
+                let mistake = v.best - v.value;
+                if mistake == 0 {
+                    format!("value ~{:+} (best, by estimate)", v.value)
+                } else {
+                    format!(
+                        "value ~{:+}, best ~{:+} (house {}): about {mistake} seed{} lost, by \
+                         estimate",
+                        v.value,
+                        v.best,
+                        v.best_move,
+                        if mistake == 1 { "" } else { "s" }
+                    )
+                }
+            }
             (Some(v), _) => {
                 let t = &mut tally[p.seat];
                 t.2 += 1;
@@ -411,8 +520,12 @@ fn print_replay(
         let line: Vec<String> = (0..2)
             .map(|seat| {
                 let (seeds, count, valued) = tally[seat];
+                let guessed = match estimated[seat] {
+                    0 => String::new(),
+                    n => format!(" (and {n} estimated)"),
+                };
                 format!(
-                    "{} ({}) {seeds} seed{} in {count} of {valued} valued sowings",
+                    "{} ({}) {seeds} seed{} in {count} of {valued} valued sowings{guessed}",
                     names[seat],
                     if seat == 0 {
                         "started South"

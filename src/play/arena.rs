@@ -42,8 +42,8 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::lanes::mix64;
-use crate::play::game::{Action, Game, GameRules};
 use crate::play::error::PlayError;
+use crate::play::game::{Action, Game, GameRules};
 use crate::play::player::Player;
 use crate::play::players::{PlayerSpec, Resources};
 use crate::rng::Rng;
