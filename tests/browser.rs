@@ -284,6 +284,14 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
             .all(|(_, value, shown)| value.is_empty() && *shown)
     );
     assert_eq!(page.position, "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>");
+    // Each move is then asked about on its own, in turn: the page says so on the moves.
+    let moves = client
+        .execute("return document.body.dataset.moves || '';", vec![])
+        .await?;
+    assert!(
+        moves == "searching" || moves == "done",
+        "the moves are not being valued one by one: {moves:?}"
+    );
     screenshot(&client, "explorer-unsolved.png").await?;
     Ok(())
 }
