@@ -1,0 +1,120 @@
+"""Type stubs of the compiled part of ``kalah`` (see ``kalah/__init__.py``)."""
+
+from os import PathLike
+from typing import Any, Callable, Literal, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+Rules = Literal["standard", "empty-capture"]
+Side = Literal["south", "north"]
+
+class DatabaseError(Exception):
+    """A level of the endgame databases is missing, damaged or changed while in use: no value
+    is given from it."""
+
+class Position:
+    """A Kalah position: both sides' houses and stores, the side to move, the capture rule.
+
+    Immutable and hashable; ``play`` returns a new position."""
+
+    def __init__(self, literal: str, rules: Rules = "standard", to_move: Optional[Side] = None) -> None:
+        """From a KGP literal ``<m,south_store,north_store,s_1..s_m,n_1..n_m>``, optionally
+        followed by `` north``. ``ValueError`` if it is not a valid position."""
+    @staticmethod
+    def start(houses: int, seeds: int, rules: Rules = "standard") -> "Position":
+        """The start of Kalah(houses, seeds), South to move."""
+    @staticmethod
+    def from_list(pits: list[int], to_move: Optional[Side] = "south", rules: Rules = "standard") -> "Position":
+        """From ``2m + 2`` counts in sowing order: South's houses 1..m, South's store, North's
+        houses 1..m, North's store."""
+    @staticmethod
+    def from_openspiel(state: Any) -> "Position":
+        """From an OpenSpiel ``mancala`` state (Kalah(6,4), standard rules; player 0 is South)."""
+    def moves(self) -> list[int]:
+        """The legal moves: houses 1..m of the side to move that hold seeds."""
+    def play(self, house: int) -> "Position":
+        """The position after sowing ``house``; ``ValueError`` if it is not a legal move."""
+    def is_over(self) -> bool:
+        """Whether a side has no seeds left in its houses."""
+    @property
+    def to_move(self) -> Optional[Side]:
+        """``'south'``, ``'north'``, or ``None`` once the game is over."""
+    @property
+    def literal(self) -> str:
+        """The KGP literal (`` north`` appended when North is to move)."""
+    @property
+    def rules_name(self) -> Rules: ...
+    @property
+    def houses(self) -> int: ...
+    @property
+    def seeds_on_board(self) -> int: ...
+    def to_list(self) -> list[int]:
+        """The counts as ``from_list`` takes them."""
+    def outcome(self) -> Optional[int]:
+        """South's final margin once the game is over, else ``None``."""
+
+class Solution:
+    """The exact value of a position, of each of its moves, and a perfect line."""
+
+    value: int
+    """Final store difference for the side to move, stores included (South's margin once the
+    game is over)."""
+    moves: dict[int, int]
+    """Each legal move's value for the side to move."""
+    best: list[int]
+    """The moves worth ``value``, lowest house first."""
+    pv: list[str]
+    """A perfect game to the end, one turn a string (``"3-6"``: 3, then 6 after the extra turn)."""
+    to_move: Optional[Side]
+    source: Literal["database", "search"]
+
+def solve(
+    position: Position,
+    *,
+    threads: Optional[int] = None,
+    db: Union[None, bool, str, PathLike[str]] = None,
+    time_limit: Optional[float] = None,
+    tt_mb: Optional[int] = None,
+) -> Solution:
+    """Solves ``position`` exactly: its value, every move's value, a perfect line.
+
+    ``db``: ``None`` uses the database home's levels for this board if it has any, a path
+    those of that directory (an error if it has none), ``False`` none. ``threads``: all cores by
+    default. ``time_limit`` (seconds): past it ``TimeoutError`` is raised, never a guess.
+    Ctrl-C raises ``KeyboardInterrupt``. A damaged level raises ``DatabaseError``."""
+
+class Tablebase:
+    """The endgame databases of a directory (the database home by default), opened per board
+    size and rule set on first use."""
+
+    def __init__(self, dir: Union[None, str, PathLike[str]] = None) -> None: ...
+    @property
+    def dir(self) -> str: ...
+    def max_level(self, houses: int, rules: Rules = "standard") -> int:
+        """The top level (seeds on the board) held; ``DatabaseError`` if none."""
+    def value(self, position: Position) -> Optional[int]:
+        """The exact value for the side to move, stores included; ``None`` above the top level."""
+    def analyze(self, position: Position) -> Optional[Solution]:
+        """The value, every move's value and a perfect line; ``None`` above the top level."""
+    def values(self, boards: npt.ArrayLike, rules: Rules = "standard") -> npt.NDArray[np.int16]:
+        """The values of many boards at once, in parallel and without the GIL.
+
+        ``boards``: an (N, 2m+2) array of unsigned counts, each row as seen by the side to
+        move: its houses 1..m, its store, the opponent's houses 1..m, the opponent's store.
+        Returns the N values for the side to move, stores included. ``ValueError`` names the
+        first row that is not a board or lies above the top level."""
+
+def build_db(
+    houses: int,
+    max_seeds: int,
+    rules: Rules = "standard",
+    dir: Union[None, str, PathLike[str]] = None,
+    progress: Optional[Callable[[int, int, int, bool], Any]] = None,
+    threads: Optional[int] = None,
+) -> str:
+    """Builds the levels 0..max_seeds (the database home by default) and returns the directory.
+
+    Levels already there are checked and kept. ``progress(level, done, total, finished)`` is
+    called from the calling thread as the build goes; an exception it raises, or Ctrl-C, stops
+    the build (the finished levels stay)."""

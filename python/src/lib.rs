@@ -1,0 +1,753 @@
+//! `kalah._kalah`: the Python bindings of the kalah library (see `kalah/__init__.pyi` for the
+//! API as Python sees it).
+//!
+//! Long calls (a solve, a database build, a batch of values) run with the GIL released, on a
+//! thread of their own, while the calling thread looks at Python's signals every 20 ms: Ctrl-C
+//! cancels the work and raises `KeyboardInterrupt`, and a time limit that expires raises
+//! `TimeoutError`; neither ever returns a guess.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTimeoutError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+
+use kalah::db::{DbError, Tablebase as Levels};
+use kalah::{
+    Analysis, AnyPosition, Board, Move, Narrow, Rules, Setup, Side, SolveError, Solver,
+    SolverConfig, with_position,
+};
+
+create_exception!(
+    kalah,
+    DatabaseError,
+    PyException,
+    "A level of the endgame databases is missing, damaged or changed while in use: no value is \
+     given from it."
+);
+
+/// How often a waiting call looks at Python's signals and its progress.
+const POLL: Duration = Duration::from_millis(20);
+
+fn rules_of(text: &str) -> PyResult<Rules> {
+    text.parse::<Rules>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "rules must be 'standard' or 'empty-capture', not {text:?}"
+        ))
+    })
+}
+
+fn side_name(side: Option<Side>) -> Option<&'static str> {
+    side.map(|s| match s {
+        Side::South => "south",
+        Side::North => "north",
+    })
+}
+
+fn side_of(text: &str) -> PyResult<Side> {
+    match text {
+        "south" => Ok(Side::South),
+        "north" => Ok(Side::North),
+        _ => Err(PyValueError::new_err(format!(
+            "to_move must be 'south' or 'north', not {text:?}"
+        ))),
+    }
+}
+
+fn db_error(e: DbError) -> PyErr {
+    DatabaseError::new_err(e.to_string())
+}
+
+fn solve_error(e: SolveError) -> PyErr {
+    match e {
+        SolveError::Database(e) => db_error(e),
+        SolveError::OutOfTime => PyTimeoutError::new_err(
+            "the time limit passed before the value was proven (no value is guessed)",
+        ),
+        other => PyRuntimeError::new_err(other.to_string()),
+    }
+}
+
+/// Runs `work` on a thread of its own with the GIL released; every [`POLL`] the calling thread
+/// checks Python's signals and calls `tick`; an error of either calls `cancel` (which must
+/// make `work` return soon) and is raised once `work` has returned.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> T + Send,
+    cancel: &(dyn Fn() + Sync),
+    tick: &mut (dyn FnMut(Python<'_>) -> PyResult<()> + Send),
+) -> PyResult<T> {
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let handle = scope.spawn(work);
+            let mut failure: Option<PyErr> = None;
+            while !handle.is_finished() {
+                std::thread::sleep(POLL);
+                if failure.is_none() {
+                    let checked = Python::attach(|py| py.check_signals().and_then(|()| tick(py)));
+                    if let Err(e) = checked {
+                        failure = Some(e);
+                        cancel();
+                    }
+                }
+            }
+            let out = handle
+                .join()
+                .map_err(|_| PyRuntimeError::new_err("the work panicked"))?;
+            // The last progress, then the first error.
+            if failure.is_none() {
+                failure = Python::attach(&mut *tick).err();
+            }
+            match failure {
+                Some(e) => Err(e),
+                None => Ok(out),
+            }
+        })
+    })
+}
+
+/// A Kalah position: the houses and stores of both sides, the side to move, the capture rule.
+/// Immutable and hashable; `play` returns a new position.
+#[pyclass(frozen, module = "kalah")]
+#[derive(Clone)]
+struct Position {
+    inner: AnyPosition,
+}
+
+impl Position {
+    fn from_setup(setup: &Setup, rules: Rules) -> PyResult<Position> {
+        AnyPosition::from_setup(setup, rules)
+            .map(|inner| Position { inner })
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    fn setup(&self) -> Setup {
+        with_position!(self.inner, p => p.to_setup())
+    }
+
+    fn rules(&self) -> Rules {
+        with_position!(self.inner, p => p.rules())
+    }
+}
+
+#[pymethods]
+impl Position {
+    /// A position from its KGP literal, `<m,south_store,north_store,s_1..s_m,n_1..n_m>`,
+    /// optionally followed by ` north` (or give `to_move`).
+    #[new]
+    #[pyo3(signature = (literal, rules = "standard", to_move = None))]
+    fn new(literal: &str, rules: &str, to_move: Option<&str>) -> PyResult<Position> {
+        if literal.len() > 4096 {
+            return Err(PyValueError::new_err(
+                "a position literal of more than 4096 bytes",
+            ));
+        }
+        let mut setup: Setup = literal
+            .parse()
+            .map_err(|e: kalah::NotationError| PyValueError::new_err(e.to_string()))?;
+        if let Some(side) = to_move {
+            setup.to_move = Some(side_of(side)?);
+        }
+        Position::from_setup(&setup, rules_of(rules)?)
+    }
+
+    /// The start of Kalah(houses, seeds): `seeds` in every house, South to move.
+    #[staticmethod]
+    #[pyo3(signature = (houses, seeds, rules = "standard"))]
+    fn start(houses: usize, seeds: u64, rules: &str) -> PyResult<Position> {
+        let setup = Setup {
+            houses,
+            stores: [0, 0],
+            south: vec![seeds; houses],
+            north: vec![seeds; houses],
+            to_move: Some(Side::South),
+        };
+        Position::from_setup(&setup, rules_of(rules)?)
+    }
+
+    /// A position from `2m + 2` counts in sowing order: South's houses 1..m, South's store,
+    /// North's houses 1..m, North's store.
+    #[staticmethod]
+    #[pyo3(signature = (pits, to_move = "south", rules = "standard"))]
+    fn from_list(pits: Vec<i64>, to_move: Option<&str>, rules: &str) -> PyResult<Position> {
+        if pits.len() < 4 || pits.len() % 2 != 0 {
+            return Err(PyValueError::new_err(format!(
+                "a list of 2m + 2 counts (m houses a side, then the stores), not {} of them",
+                pits.len()
+            )));
+        }
+        if let Some(bad) = pits.iter().find(|&&x| x < 0) {
+            return Err(PyValueError::new_err(format!("a negative count: {bad}")));
+        }
+        let m = pits.len() / 2 - 1;
+        let count = |x: &i64| *x as u64;
+        let setup = Setup {
+            houses: m,
+            stores: [count(&pits[m]), count(&pits[2 * m + 1])],
+            south: pits[..m].iter().map(count).collect(),
+            north: pits[m + 1..2 * m + 1].iter().map(count).collect(),
+            to_move: to_move.map(side_of).transpose()?,
+        };
+        Position::from_setup(&setup, rules_of(rules)?)
+    }
+
+    /// The position of an OpenSpiel `mancala` state (Kalah(6,4), standard rules): player 0 is
+    /// South, its pits 1..6 South's houses 1..6, pit 7 its store; pits 8..13 North's houses
+    /// 1..6, pit 0 North's store. At the end OpenSpiel leaves the last seeds in their houses:
+    /// the position is then over, with the same `outcome()`.
+    #[staticmethod]
+    fn from_openspiel(state: &Bound<'_, PyAny>) -> PyResult<Position> {
+        let tensor: Vec<f64> = state.call_method1("observation_tensor", (0,))?.extract()?;
+        if tensor.len() != 16 {
+            return Err(PyValueError::new_err(format!(
+                "not an OpenSpiel mancala state: an observation of {} numbers, not 16",
+                tensor.len()
+            )));
+        }
+        // Pits 0..13 first (then two numbers of OpenSpiel's own).
+        let pits = &tensor[..14];
+        let count = |x: &f64| *x as u64;
+        let terminal: bool = state.call_method0("is_terminal")?.extract()?;
+        let player: i64 = state.call_method0("current_player")?.extract()?;
+        let to_move = match (terminal, player) {
+            (true, _) => None,
+            (false, 0) => Some(Side::South),
+            (false, 1) => Some(Side::North),
+            (false, p) => {
+                return Err(PyValueError::new_err(format!(
+                    "not a mancala player to move: {p}"
+                )));
+            }
+        };
+        let setup = Setup {
+            houses: 6,
+            stores: [count(&pits[7]), count(&pits[0])],
+            south: pits[1..7].iter().map(count).collect(),
+            north: pits[8..14].iter().map(count).collect(),
+            to_move,
+        };
+        Position::from_setup(&setup, Rules::Standard)
+    }
+
+    /// The legal moves: the houses (1..m) of the side to move that hold seeds; none once the
+    /// game is over.
+    fn moves(&self) -> Vec<usize> {
+        with_position!(self.inner, p => p.legal_moves().into_iter().map(Move::house).collect())
+    }
+
+    /// The position after the side to move sows `house` (1..m).
+    fn play(&self, house: usize) -> PyResult<Position> {
+        let mv = Move::new(house)
+            .ok_or_else(|| PyValueError::new_err(format!("house {house}: houses count from 1")))?;
+        let setup = with_position!(self.inner, p => p
+            .play(mv)
+            .map(|(q, _)| q.to_setup())
+            .map_err(|e| PyValueError::new_err(e.to_string())))?;
+        Position::from_setup(&setup, self.rules())
+    }
+
+    /// Whether the game is over (a side has no seeds in its houses).
+    fn is_over(&self) -> bool {
+        with_position!(self.inner, p => p.is_finished())
+    }
+
+    /// `'south'`, `'north'`, or `None` once the game is over.
+    #[getter]
+    fn to_move(&self) -> Option<&'static str> {
+        side_name(with_position!(self.inner, p => p.to_move()))
+    }
+
+    /// The KGP literal (with ` north` when North is to move).
+    #[getter]
+    fn literal(&self) -> String {
+        self.inner.to_string()
+    }
+
+    /// `'standard'` or `'empty-capture'`.
+    #[getter]
+    fn rules_name(&self) -> &'static str {
+        self.rules().as_str()
+    }
+
+    /// Houses a side.
+    #[getter]
+    fn houses(&self) -> usize {
+        with_position!(self.inner, p => p.houses_per_side())
+    }
+
+    /// Seeds in the houses (not the stores).
+    #[getter]
+    fn seeds_on_board(&self) -> u32 {
+        with_position!(self.inner, p => p.seeds_on_board())
+    }
+
+    /// The counts in sowing order: South's houses 1..m, South's store, North's houses 1..m,
+    /// North's store (as `from_list` takes them).
+    fn to_list(&self) -> Vec<u64> {
+        let s = self.setup();
+        let mut out = s.south.clone();
+        out.push(s.stores[0]);
+        out.extend(&s.north);
+        out.push(s.stores[1]);
+        out
+    }
+
+    /// Once the game is over, South's final margin; else `None`.
+    fn outcome(&self) -> Option<i32> {
+        with_position!(self.inner, p => p.outcome().map(|o| o.margin(Side::South)))
+    }
+
+    fn __str__(&self) -> String {
+        self.literal()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Position({:?}, rules={:?})",
+            self.literal(),
+            self.rules().as_str()
+        )
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Position>()
+            .is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.literal().hash(&mut h);
+        self.rules().as_str().hash(&mut h);
+        h.finish()
+    }
+}
+
+/// The exact value of a position and of each of its moves, with a perfect line.
+#[pyclass(frozen, module = "kalah", get_all)]
+struct Solution {
+    /// Final store difference for the side to move, stores included, under perfect play (once
+    /// the game is over: South's margin).
+    value: i32,
+    /// Each legal move's value for the side to move: `{house: value}`.
+    moves: Py<PyDict>,
+    /// The moves worth `value`, lowest house first.
+    best: Vec<usize>,
+    /// A perfect game to the end, one turn a string (`"3-6"`: sow 3, then 6 after the extra
+    /// turn), the side to move first.
+    pv: Vec<String>,
+    /// `'south'`, `'north'` or `None`.
+    to_move: Option<&'static str>,
+    /// Where the value came from: `'database'` or `'search'`.
+    source: &'static str,
+}
+
+#[pymethods]
+impl Solution {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "Solution(value={}, moves={}, best={:?}, pv={:?})",
+            self.value,
+            self.moves
+                .bind(py)
+                .repr()
+                .map_or_else(|_| "?".into(), |r| r.to_string()),
+            self.best,
+            self.pv
+        )
+    }
+}
+
+fn solution(py: Python<'_>, a: &Analysis, source: &'static str) -> PyResult<Solution> {
+    let moves = PyDict::new(py);
+    for m in &a.moves {
+        moves.set_item(m.mv.house(), m.value)?;
+    }
+    Ok(Solution {
+        value: a.value,
+        moves: moves.unbind(),
+        best: a.best.iter().map(|m| m.house()).collect(),
+        pv: a.pv.iter().map(|t| t.to_string()).collect(),
+        to_move: side_name(a.to_move),
+        source,
+    })
+}
+
+/// The database directory a call names: `None` is the database home (if any), `False` none.
+fn db_dir(db: Option<&Bound<'_, PyAny>>) -> PyResult<Option<PathBuf>> {
+    match db {
+        None => Ok(kalah::db::home::home()),
+        Some(x) if x.is_instance_of::<pyo3::types::PyBool>() => {
+            if x.extract::<bool>()? {
+                Ok(kalah::db::home::home())
+            } else {
+                Ok(None)
+            }
+        }
+        Some(x) => Ok(Some(x.extract::<PathBuf>()?)),
+    }
+}
+
+/// The levels of `dir` for this board and rules, if it has any (`given`: the caller named the
+/// directory, so that its absence is an error).
+fn open_levels(
+    dir: &std::path::Path,
+    houses: usize,
+    rules: Rules,
+    given: bool,
+) -> PyResult<Option<Arc<Levels>>> {
+    match kalah::db::tablebase::levels_in(dir, houses, rules) {
+        Ok(found) if found.first() == Some(&0) => {
+            Levels::open(dir, houses, rules, kalah::db::Access::Map)
+                .map(|t| Some(Arc::new(t)))
+                .map_err(db_error)
+        }
+        Ok(_) if !given => Ok(None),
+        Ok(_) => Err(DatabaseError::new_err(format!(
+            "no levels for {houses} houses, {rules} rules in {}",
+            dir.display()
+        ))),
+        Err(_) if !given => Ok(None),
+        Err(e) => Err(db_error(e)),
+    }
+}
+
+/// Solves `position` exactly (see the stub for the arguments).
+#[pyfunction]
+#[pyo3(signature = (position, *, threads = None, db = None, time_limit = None, tt_mb = None))]
+fn solve(
+    py: Python<'_>,
+    position: &Position,
+    threads: Option<usize>,
+    db: Option<&Bound<'_, PyAny>>,
+    time_limit: Option<f64>,
+    tt_mb: Option<usize>,
+) -> PyResult<Solution> {
+    let given = db.is_some_and(|x| !x.is_instance_of::<pyo3::types::PyBool>());
+    let dir = db_dir(db)?;
+    let p = position.inner;
+    let (houses, rules, seeds) =
+        with_position!(p, q => (q.houses_per_side(), q.rules(), q.seeds_on_board()));
+    let levels = match &dir {
+        Some(d) => open_levels(d, houses, rules, given)?,
+        None => None,
+    };
+    if let Some(t) = time_limit {
+        if !(t.is_finite() && t > 0.0 && t <= 1e7) {
+            return Err(PyValueError::new_err(format!(
+                "time_limit must be a number of seconds above 0 (and at most 10^7), not {t}"
+            )));
+        }
+    }
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if threads == 0 || threads > 1024 {
+        return Err(PyValueError::new_err("threads must be 1 to 1024"));
+    }
+    // Answered by the levels at once when they hold it.
+    if let Some(levels) = &levels {
+        if let Some(a) = with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
+            return solution(py, &a, "database");
+        }
+    }
+    let config = SolverConfig {
+        threads,
+        tt_mib: tt_mb.unwrap_or_else(|| {
+            kalah::search::auto_table_mib(houses, seeds, levels.as_ref().map(|l| l.max_level()))
+        }),
+        ..SolverConfig::default()
+    };
+    let mut solver = Solver::new(houses, rules, config).map_err(solve_error)?;
+    if let Some(levels) = levels {
+        solver = solver.with_tablebase(levels).map_err(solve_error)?;
+    }
+    if let Some(t) = time_limit {
+        solver.set_deadline(Some(Instant::now() + Duration::from_secs_f64(t)));
+    }
+    let cancelled = AtomicBool::new(false);
+    let result = interruptible(
+        py,
+        || with_position!(p, q => solver.analyze(&q, true, &mut |_| {})),
+        &|| {
+            cancelled.store(true, Ordering::Relaxed);
+            solver.cancel();
+        },
+        &mut |_| Ok(()),
+    )?;
+    let a = result.map_err(solve_error)?;
+    solution(py, &a, "search")
+}
+
+/// The levels of each board size and rule set, opened on first use (`None`: the directory has
+/// none for it).
+type Opened = HashMap<(usize, Rules), Option<Arc<Levels>>>;
+
+/// Endgame databases of a directory (see the stub).
+#[pyclass(module = "kalah")]
+struct Tablebase {
+    dir: PathBuf,
+    open: Mutex<Opened>,
+}
+
+impl Tablebase {
+    fn levels(&self, houses: usize, rules: Rules) -> PyResult<Arc<Levels>> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = open.get(&(houses, rules)) {
+            return found.clone().ok_or_else(|| self.none_for(houses, rules));
+        }
+        let found = open_levels(&self.dir, houses, rules, false)?;
+        open.insert((houses, rules), found.clone());
+        found.ok_or_else(|| self.none_for(houses, rules))
+    }
+
+    fn none_for(&self, houses: usize, rules: Rules) -> PyErr {
+        DatabaseError::new_err(format!(
+            "no levels for {houses} houses, {rules} rules in {} (kalah.build_db builds them)",
+            self.dir.display()
+        ))
+    }
+}
+
+#[pymethods]
+impl Tablebase {
+    #[new]
+    #[pyo3(signature = (dir = None))]
+    fn new(dir: Option<PathBuf>) -> PyResult<Tablebase> {
+        let dir = match dir {
+            Some(d) => d,
+            None => kalah::db::home::home().ok_or_else(|| {
+                DatabaseError::new_err(
+                    "no database home (set KALAH_DB, XDG_DATA_HOME or HOME, or give dir)",
+                )
+            })?,
+        };
+        if !dir.is_dir() {
+            return Err(DatabaseError::new_err(format!(
+                "{} is not a directory",
+                dir.display()
+            )));
+        }
+        Ok(Tablebase {
+            dir,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The directory.
+    #[getter]
+    fn dir(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
+    /// The top level (seeds on the board) held for this board and rules.
+    #[pyo3(signature = (houses, rules = "standard"))]
+    fn max_level(&self, houses: usize, rules: &str) -> PyResult<u32> {
+        Ok(self.levels(houses, rules_of(rules)?)?.max_level())
+    }
+
+    /// The exact value of `position` for its side to move, stores included (South's margin
+    /// once the game is over); `None` above the top level.
+    fn value(&self, position: &Position) -> PyResult<Option<i32>> {
+        let p = position.inner;
+        let (houses, rules) = with_position!(p, q => (q.houses_per_side(), q.rules()));
+        let levels = self.levels(houses, rules)?;
+        with_position!(p, q => {
+            if let Some(o) = q.outcome() {
+                return Ok(Some(o.margin(Side::South)));
+            }
+            match levels.probe(q.board()).map_err(db_error)? {
+                Some(f) => {
+                    levels.unchanged_up_to(q.seeds_on_board()).map_err(db_error)?;
+                    Ok(Some(f + q.store_difference()))
+                }
+                None => Ok(None),
+            }
+        })
+    }
+
+    /// The value, every move's value and a perfect line; `None` above the top level.
+    fn analyze(&self, py: Python<'_>, position: &Position) -> PyResult<Option<Solution>> {
+        let p = position.inner;
+        let (houses, rules) = with_position!(p, q => (q.houses_per_side(), q.rules()));
+        let levels = self.levels(houses, rules)?;
+        match with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
+            Some(a) => Ok(Some(solution(py, &a, "database")?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The values of many boards at once (see the stub): an (N, 2m+2) array of unsigned
+    /// counts, each row the mover's houses 1..m, the mover's store, the opponent's houses
+    /// 1..m, the opponent's store; the values for the mover, as int16, in parallel.
+    #[pyo3(signature = (boards, rules = "standard"))]
+    fn values<'py>(
+        &self,
+        py: Python<'py>,
+        boards: &Bound<'py, PyAny>,
+        rules: &str,
+    ) -> PyResult<Bound<'py, PyArray1<i16>>> {
+        let rules = rules_of(rules)?;
+        let np = py.import("numpy")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("dtype", np.getattr("uint32")?)?;
+        let array = np.call_method("ascontiguousarray", (boards,), Some(&kwargs))?;
+        let array: PyReadonlyArray2<'py, u32> = array.extract().map_err(|_| {
+            PyValueError::new_err("boards must be a 2-dimensional array of unsigned counts")
+        })?;
+        let shape = array.shape();
+        let (rows, cols) = (shape[0], shape[1]);
+        if cols < 4 || cols % 2 != 0 || cols / 2 - 1 > 8 {
+            return Err(PyValueError::new_err(format!(
+                "each row holds 2m + 2 counts, m from 1 to 8 houses a side: not {cols}"
+            )));
+        }
+        let m = cols / 2 - 1;
+        let levels = self.levels(m, rules)?;
+        let data = array
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mut out = vec![0i16; rows];
+        let failed: Mutex<Option<(usize, String)>> = Mutex::new(None);
+        let note = |row: usize, why: String| {
+            let mut f = failed.lock().unwrap_or_else(|e| e.into_inner());
+            if f.as_ref().is_none_or(|(r, _)| row < *r) {
+                *f = Some((row, why));
+            }
+        };
+        py.detach(|| {
+            out.par_chunks_mut(4096)
+                .enumerate()
+                .for_each(|(chunk, values)| {
+                    for (i, value) in values.iter_mut().enumerate() {
+                        let row = chunk * 4096 + i;
+                        let r = &data[row * cols..(row + 1) * cols];
+                        let (mover, opponent) = (&r[..m], &r[m + 1..2 * m + 1]);
+                        let Some(board) = Board::<Narrow>::from_houses(mover, opponent) else {
+                            note(row, "more seeds than a board of the databases holds".into());
+                            return;
+                        };
+                        match levels.probe(board) {
+                            Ok(Some(f)) => {
+                                *value = (f + r[m] as i32 - r[2 * m + 1] as i32) as i16;
+                            }
+                            Ok(None) => {
+                                note(
+                                    row,
+                                    format!(
+                                        "{} seeds on the board, above the top level {}",
+                                        board.seeds(),
+                                        levels.max_level()
+                                    ),
+                                );
+                                return;
+                            }
+                            Err(e) => {
+                                note(row, format!("database: {e}"));
+                                return;
+                            }
+                        }
+                    }
+                });
+        });
+        if let Some((row, why)) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(match why.strip_prefix("database: ") {
+                Some(e) => DatabaseError::new_err(format!("row {row}: {e}")),
+                None => PyValueError::new_err(format!("row {row}: {why}")),
+            });
+        }
+        levels.unchanged().map_err(db_error)?;
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Tablebase({:?})", self.dir.display().to_string())
+    }
+}
+
+/// Builds the levels 0..=max_seeds (see the stub).
+#[pyfunction]
+#[pyo3(signature = (houses, max_seeds, rules = "standard", dir = None, progress = None, threads = None))]
+fn build_db(
+    py: Python<'_>,
+    houses: usize,
+    max_seeds: u32,
+    rules: &str,
+    dir: Option<PathBuf>,
+    progress: Option<Py<PyAny>>,
+    threads: Option<usize>,
+) -> PyResult<PathBuf> {
+    let rules = rules_of(rules)?;
+    let dir = match dir {
+        Some(d) => d,
+        None => kalah::db::home::home().ok_or_else(|| {
+            DatabaseError::new_err(
+                "no database home (set KALAH_DB, XDG_DATA_HOME or HOME, or give dir)",
+            )
+        })?,
+    };
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if threads == 0 || threads > 1024 {
+        return Err(PyValueError::new_err("threads must be 1 to 1024"));
+    }
+    kalah::db::Layout::checked(houses, max_seeds)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let cancel = AtomicBool::new(false);
+    let events: Mutex<Vec<(u32, u64, u64, bool)>> = Mutex::new(Vec::new());
+    let target = dir.clone();
+    let result = interruptible(
+        py,
+        || {
+            pool.install(|| {
+                kalah::db::build(&target, houses, rules, max_seeds, &cancel, &|p| {
+                    events
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((p.level, p.done, p.total, p.finished));
+                })
+            })
+        },
+        &|| cancel.store(true, Ordering::Relaxed),
+        &mut |py| {
+            let drained: Vec<_> =
+                std::mem::take(&mut *events.lock().unwrap_or_else(|e| e.into_inner()));
+            if let Some(cb) = &progress {
+                for (level, done, total, finished) in drained {
+                    cb.call1(py, (level, done, total, finished))?;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    match result {
+        Ok(_) => Ok(dir),
+        Err(DbError::Cancelled) => Err(PyRuntimeError::new_err("cancelled")),
+        Err(e) => Err(db_error(e)),
+    }
+}
+
+/// The Python module `kalah._kalah`.
+#[pymodule]
+fn _kalah(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Position>()?;
+    m.add_class::<Solution>()?;
+    m.add_class::<Tablebase>()?;
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(build_db, m)?)?;
+    m.add("DatabaseError", m.py().get_type::<DatabaseError>())?;
+    Ok(())
+}

@@ -1,0 +1,241 @@
+"""Tests of the Python package against a second implementation: the kalah binary (query,
+solve), the library's own search against its databases, and OpenSpiel's mancala."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kalah
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def kalah_bin():
+    """The kalah binary: $KALAH_BIN, else the release build of this checkout."""
+    path = os.environ.get("KALAH_BIN") or str(ROOT / "target" / "release" / "kalah")
+    if not Path(path).exists():
+        pytest.fail(f"no kalah binary at {path}: run `cargo build --release` (or set KALAH_BIN)")
+    return path
+
+
+def random_position(rng, houses, lo, hi, rules="standard"):
+    """A random position with lo..hi seeds on the board, South or North to move."""
+    while True:
+        seeds = rng.randint(lo, hi)
+        pits = [0] * (2 * houses)
+        for _ in range(seeds):
+            pits[rng.randrange(2 * houses)] += 1
+        south, north = pits[:houses], pits[houses:]
+        if sum(south) and sum(north):
+            to_move = rng.choice(["south", "north"])
+            return kalah.Position.from_list(
+                south + [rng.randint(0, 5)] + north + [rng.randint(0, 5)], to_move, rules
+            )
+
+
+@pytest.fixture(scope="session")
+def db4(tmp_path_factory):
+    """The 4-house standard levels 0..10, built by build_db with a progress callback."""
+    d = tmp_path_factory.mktemp("db4")
+    seen = []
+    out = kalah.build_db(4, 10, dir=str(d), progress=lambda *a: seen.append(a), threads=2)
+    assert Path(out) == d
+    assert any(finished and level == 10 for level, _, _, finished in seen)
+    return d
+
+
+@pytest.fixture(scope="session")
+def db6(tmp_path_factory):
+    """The 6-house standard levels 0..12."""
+    d = tmp_path_factory.mktemp("db6")
+    kalah.build_db(6, 12, dir=str(d), threads=2)
+    return d
+
+
+def test_positions_are_values_made_from_literals_lists_and_starts():
+    p = kalah.Position.start(6, 4)
+    assert p.literal == "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>"
+    assert p.to_move == "south" and p.moves() == [1, 2, 3, 4, 5, 6]
+    assert kalah.Position(p.literal) == p and hash(kalah.Position(p.literal)) == hash(p)
+    assert kalah.Position.from_list(p.to_list()) == p
+    q = p.play(3)  # 4 seeds from house 3 end in the store: an extra turn
+    assert q.to_move == "south" and q.to_list()[6] == 1
+    r = q.play(1)
+    assert r.to_move == "north" and r.literal.endswith(" north")
+    assert kalah.Position(r.literal) == r
+    assert len({p, kalah.Position.start(6, 4), q}) == 2
+    assert p.rules_name == "standard" and p.houses == 6 and p.seeds_on_board == 48
+    over = kalah.Position("<2,5,3,0,0,1,1>")
+    assert over.is_over() and over.to_move is None and over.moves() == []
+    assert over.outcome() == (5 - 3) - 2
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "<6,0,0,4,4>", "<0,0,0>", "<2,0,0,1,1,1,x>", "<2,0,0,1,1,1,1> east", "<" + "9," * 3000 + ">"],
+)
+def test_bad_literals_are_value_errors(bad):
+    with pytest.raises(ValueError):
+        kalah.Position(bad)
+
+
+def test_bad_arguments_are_value_errors():
+    p = kalah.Position.start(4, 3)
+    with pytest.raises(ValueError):
+        p.play(5)
+    with pytest.raises(ValueError):
+        p.play(0)
+    with pytest.raises(ValueError):
+        kalah.Position.start(4, 3, rules="awari")
+    with pytest.raises(ValueError):
+        kalah.Position.from_list([1, 2, 3])
+    with pytest.raises(ValueError):
+        kalah.Position.from_list([1, -1, 0, 1, 1, 0])
+    with pytest.raises(ValueError):
+        kalah.solve(p, db=False, time_limit=-1)
+    with pytest.raises(ValueError):
+        kalah.solve(p, db=False, threads=0)
+
+
+def test_solve_agrees_with_the_binary():
+    for houses, seeds, rules in [(4, 3, "standard"), (4, 3, "empty-capture"), (5, 3, "standard"), (3, 4, "standard")]:
+        out = subprocess.run(
+            [kalah_bin(), "solve", "-m", str(houses), "-n", str(seeds), "--rules", rules,
+             "--no-db", "--all-moves", "--json"],
+            capture_output=True, text=True, check=True,
+        )
+        want = json.loads(out.stdout)
+        got = kalah.solve(kalah.Position.start(houses, seeds, rules), db=False, threads=2)
+        assert got.value == want["value"], (houses, seeds, rules)
+        assert got.moves == {m["house"]: m["value"] for m in want["moves"]}
+        assert got.best == want["best"]
+        assert got.source == "search"
+
+
+def test_a_time_limit_raises_never_guesses():
+    with pytest.raises(TimeoutError):
+        kalah.solve(kalah.Position.start(6, 6), db=False, time_limit=0.2, threads=1)
+
+
+def test_the_tablebase_agrees_with_the_search(db4):
+    tb = kalah.Tablebase(str(db4))
+    assert tb.max_level(4) == 10
+    rng = random.Random(31)
+    for _ in range(200):
+        p = random_position(rng, 4, 1, 10)
+        searched = kalah.solve(p, db=False, threads=1)
+        assert tb.value(p) == searched.value, p
+        a = tb.analyze(p)
+        assert a.value == searched.value and a.moves == searched.moves and a.source == "database"
+    above = random_position(rng, 4, 11, 14)
+    assert tb.value(above) is None and tb.analyze(above) is None
+    # Through solve(): the levels answer what they hold, and the search probes them above.
+    assert kalah.solve(above, db=str(db4)).value == kalah.solve(above, db=False).value
+    with pytest.raises(kalah.DatabaseError):
+        tb.value(kalah.Position.start(5, 1))
+
+
+def test_the_batch_gives_the_values_of_value(db4):
+    tb = kalah.Tablebase(str(db4))
+    rng = random.Random(32)
+    rows, want = [], []
+    for _ in range(3000):
+        p = random_position(rng, 4, 0, 10)
+        pits = p.to_list()
+        mover = pits if p.to_move != "north" else pits[5:] + pits[:5]
+        rows.append(mover)
+        want.append(tb.value(p) if not p.is_over() else None)
+    got = tb.values(np.array(rows, dtype=np.uint8))
+    assert got.dtype == np.int16 and got.shape == (3000,)
+    for g, w, row in zip(got, want, rows):
+        if w is not None:
+            assert g == w, row
+    assert (tb.values(np.array(rows, dtype=np.uint64)) == got).all()
+    with pytest.raises(ValueError, match="row 1"):
+        tb.values(np.array([rows[0], [3] * 10], dtype=np.uint32))
+    with pytest.raises(ValueError):
+        tb.values(np.zeros((2, 7), dtype=np.uint32))
+
+
+def test_a_damaged_level_is_an_error_never_a_value(db4, tmp_path):
+    d = tmp_path / "damaged"
+    shutil.copytree(db4, d)
+    level = d / "kalah-4-standard-009.kdb"
+    data = bytearray(level.read_bytes())
+    for i in range(64, len(data) - 64, 97):
+        data[i] ^= 0x55
+    level.write_bytes(bytes(data))
+    tb = kalah.Tablebase(str(d))
+    rng = random.Random(33)
+    errors = 0
+    for _ in range(50):
+        p = random_position(rng, 4, 9, 9)
+        try:
+            assert tb.value(p) == kalah.solve(p, db=False).value
+        except kalah.DatabaseError as e:
+            errors += 1
+            assert "kalah-4-standard-009.kdb" in str(e)
+    assert errors > 0
+
+
+def openspiel_house(action):
+    """OpenSpiel mancala's action (player 0: pits 1..6, player 1: pits 8..13) as a house."""
+    return action if action <= 6 else action - 7
+
+
+def test_openspiel_mancala_plays_as_kalah_6_4():
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("mancala")
+    rng = random.Random(34)
+    for _ in range(10_000):
+        state = game.new_initial_state()
+        ours = kalah.Position.start(6, 4)
+        while not state.is_terminal():
+            assert kalah.Position.from_openspiel(state) == ours
+            side = "south" if state.current_player() == 0 else "north"
+            assert ours.to_move == side
+            assert sorted(openspiel_house(a) for a in state.legal_actions()) == ours.moves()
+            action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+            ours = ours.play(openspiel_house(action))
+        # OpenSpiel leaves the last seeds in their houses (kalah sweeps them into the store):
+        # the same result either way.
+        theirs = kalah.Position.from_openspiel(state)
+        assert ours.is_over() and theirs.is_over()
+        assert theirs.outcome() == ours.outcome()
+        margin = ours.outcome()
+        assert state.returns() == [float(np.sign(margin)), float(-np.sign(margin))]
+
+
+def test_openspiel_states_get_the_values_of_kalah_query(db6, tmp_path):
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("mancala")
+    rng = random.Random(35)
+    positions = []
+    while len(positions) < 1000:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            p = kalah.Position.from_openspiel(state)
+            if not p.is_over() and p.seeds_on_board <= 18 and rng.random() < 0.2:
+                positions.append(p)
+                break
+    lines = "\n".join(p.literal for p in positions) + "\n"
+    out = subprocess.run(
+        [kalah_bin(), "query", "-", "--json", "--db", str(db6), "--no-book", "--threads", "2"],
+        input=lines, capture_output=True, text=True, check=True,
+    )
+    want = [json.loads(line)["value"] for line in out.stdout.splitlines()]
+    assert len(want) == 1000
+    tb = kalah.Tablebase(str(db6))
+    for p, w in zip(positions, want):
+        v = tb.value(p)
+        if v is None:
+            v = kalah.solve(p, db=str(db6), threads=2).value
+        assert v == w, p
