@@ -10,7 +10,6 @@ kept. Prints the machine and one line a figure.
 """
 
 import argparse
-import os
 import random
 import time
 
@@ -18,17 +17,7 @@ import numpy as np
 
 import kalah
 
-
-def machine():
-    model = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores"
+from machine import machine
 
 
 def boards(rng, houses, top, n):

@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine import machine
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Subtrees: records of data/kalah66-subtrees.json solved on these levels with 1e6 to 7e6
@@ -34,18 +36,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SUBTREE_LEVELS = (24, 28, 32)
 SUBTREE_MIN_NODES = 1_000_000
 SUBTREE_MAX_NODES = 7_000_000
-
-
-def machine():
-    model = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores"
 
 
 def levels_present(db, houses, rules="standard"):

@@ -18,7 +18,7 @@ if [ ! -x "$venv/bin/python" ]; then
   }
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" "pytest>=7" "numpy>=1.21" "open_spiel>=1.5"
+"$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" "pytest>=7" "numpy>=1.21" "open_spiel>=1.5" "pettingzoo>=1.24" "gymnasium>=0.29"
 cargo build --release --locked
 (cd python && cargo fmt --check && cargo clippy --release --locked -- -D warnings)
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/python" -m pip install --quiet ./python

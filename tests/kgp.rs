@@ -864,6 +864,30 @@ fn without_log_the_log_goes_to_the_state_directory_not_the_current_one() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// Starts the binary as a bot of the test server on `port` (0.3 s a move, logging to `log`),
+/// with `out` for its stdout and stderr, and greets it up to its `mode freeplay`.
+#[cfg(unix)]
+fn greeted_bot(
+    listener: &TcpListener,
+    port: u16,
+    log: &std::path::Path,
+    out: fn() -> std::process::Stdio,
+) -> (std::process::Child, Conn) {
+    let child = cli_common::command()
+        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--time-per-move", "0.3", "--tt-mb", "16"])
+        .arg("--log")
+        .arg(log)
+        .stdout(out())
+        .stderr(out())
+        .spawn()
+        .unwrap();
+    let mut conn = Conn::accept(listener);
+    conn.send("kgp 1 0 0");
+    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    (child, conn)
+}
+
 #[cfg(unix)]
 fn signal(child: &std::process::Child, sig: i32) {
     // Safety: kill(2) on our own child's process id.
@@ -877,18 +901,7 @@ fn signal(child: &std::process::Child, sig: i32) {
 fn sigterm_finishes_the_game_in_play_then_says_goodbye_and_exits_0() {
     let (listener, port) = listen();
     let log = temp_log("sigterm");
-    let mut child = cli_common::command()
-        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--time-per-move", "0.3", "--tt-mb", "16"])
-        .arg("--log")
-        .arg(&log)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut conn = Conn::accept(&listener);
-    conn.send("kgp 1 0 0");
-    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    let (mut child, mut conn) = greeted_bot(&listener, port, &log, std::process::Stdio::piped);
     conn.send("set game:id \"g1\"");
     assert!(!ask_until_yield(&mut conn, 3, START, secs(5)).is_empty());
     // Stopped by its operator in the middle of game g1: it stays for the game.
@@ -929,35 +942,14 @@ fn sigterm_finishes_the_game_in_play_then_says_goodbye_and_exits_0() {
 fn sigterm_with_no_game_in_play_says_goodbye_at_once_and_a_second_signal_exits_at_once() {
     let (listener, port) = listen();
     let log = temp_log("sigterm-idle");
-    let child = cli_common::command()
-        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
-        .arg("--log")
-        .arg(&log)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut conn = Conn::accept(&listener);
-    conn.send("kgp 1 0 0");
-    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    let (child, mut conn) = greeted_bot(&listener, port, &log, std::process::Stdio::piped);
     signal(&child, libc::SIGTERM);
     assert_eq!(conn.line(secs(5)).as_deref(), Some("goodbye"));
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
 
     // In a game, a second signal does not wait for it.
-    let mut child = cli_common::command()
-        .args(["kgp", "--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--time-per-move", "0.3", "--tt-mb", "16"])
-        .arg("--log")
-        .arg(&log)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut conn = Conn::accept(&listener);
-    conn.send("kgp 1 0 0");
-    assert_eq!(conn.line(secs(5)).as_deref(), Some("mode freeplay"));
+    let (mut child, mut conn) = greeted_bot(&listener, port, &log, std::process::Stdio::null);
     assert!(!ask_until_yield(&mut conn, 3, START, secs(5)).is_empty());
     signal(&child, libc::SIGTERM);
     std::thread::sleep(Duration::from_millis(300));

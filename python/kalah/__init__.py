@@ -10,7 +10,8 @@ exact solves, database lookups one at a time or by the million, database builds.
 
 Values are final store differences for the side to move, stores included, under perfect play
 (once the game is over: South's margin). See ``help(kalah.Position)``, ``help(kalah.solve)``,
-``help(kalah.Tablebase)`` and ``help(kalah.build_db)``.
+``help(kalah.Tablebase)`` and ``help(kalah.build_db)``; ``kalah.pettingzoo`` is a PettingZoo
+environment whose ``info`` carries perfect play (``pip install pettingzoo``).
 """
 
 from ._kalah import DatabaseError, Position, Solution, Tablebase, build_db, solve

@@ -86,10 +86,16 @@ fn interruptible<T: Send>(
 ) -> PyResult<T> {
     py.detach(|| {
         std::thread::scope(|scope| {
-            let handle = scope.spawn(work);
+            let (done, finished) = std::sync::mpsc::channel::<()>();
+            let handle = scope.spawn(move || {
+                let out = work();
+                let _ = done.send(());
+                out
+            });
             let mut failure: Option<PyErr> = None;
-            while !handle.is_finished() {
-                std::thread::sleep(POLL);
+            // Until the work says it is done (or its thread ends, sending nothing on a panic).
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(POLL)
+            {
                 if failure.is_none() {
                     let checked = Python::attach(|py| py.check_signals().and_then(|()| tick(py)));
                     if let Err(e) = checked {
@@ -396,6 +402,18 @@ fn db_dir(db: Option<&Bound<'_, PyAny>>) -> PyResult<Option<PathBuf>> {
     }
 }
 
+/// `dir`, else the database home.
+fn dir_or_home(dir: Option<PathBuf>) -> PyResult<PathBuf> {
+    match dir {
+        Some(d) => Ok(d),
+        None => kalah::db::home::home().ok_or_else(|| {
+            DatabaseError::new_err(
+                "no database home (set KALAH_DB, XDG_DATA_HOME or HOME, or give dir)",
+            )
+        }),
+    }
+}
+
 /// The levels of `dir` for this board and rules, if it has any (`given`: the caller named the
 /// directory, so that its absence is an error).
 fn open_levels(
@@ -522,14 +540,7 @@ impl Tablebase {
     #[new]
     #[pyo3(signature = (dir = None))]
     fn new(dir: Option<PathBuf>) -> PyResult<Tablebase> {
-        let dir = match dir {
-            Some(d) => d,
-            None => kalah::db::home::home().ok_or_else(|| {
-                DatabaseError::new_err(
-                    "no database home (set KALAH_DB, XDG_DATA_HOME or HOME, or give dir)",
-                )
-            })?,
-        };
+        let dir = dir_or_home(dir)?;
         if !dir.is_dir() {
             return Err(DatabaseError::new_err(format!(
                 "{} is not a directory",
@@ -623,10 +634,14 @@ impl Tablebase {
                 *f = Some((row, why));
             }
         };
-        py.detach(|| {
+        let cancel = AtomicBool::new(false);
+        let work = || {
             out.par_chunks_mut(4096)
                 .enumerate()
                 .for_each(|(chunk, values)| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return;
+                    }
                     for (i, value) in values.iter_mut().enumerate() {
                         let row = chunk * 4096 + i;
                         let r = &data[row * cols..(row + 1) * cols];
@@ -657,7 +672,13 @@ impl Tablebase {
                         }
                     }
                 });
-        });
+        };
+        interruptible(
+            py,
+            work,
+            &|| cancel.store(true, Ordering::Relaxed),
+            &mut |_| Ok(()),
+        )?;
         if let Some((row, why)) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(match why.strip_prefix("database: ") {
                 Some(e) => DatabaseError::new_err(format!("row {row}: {e}")),
@@ -686,14 +707,7 @@ fn build_db(
     threads: Option<usize>,
 ) -> PyResult<PathBuf> {
     let rules = rules_of(rules)?;
-    let dir = match dir {
-        Some(d) => d,
-        None => kalah::db::home::home().ok_or_else(|| {
-            DatabaseError::new_err(
-                "no database home (set KALAH_DB, XDG_DATA_HOME or HOME, or give dir)",
-            )
-        })?,
-    };
+    let dir = dir_or_home(dir)?;
     let threads = threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });

@@ -239,3 +239,58 @@ def test_openspiel_states_get_the_values_of_kalah_query(db6, tmp_path):
         if v is None:
             v = kalah.solve(p, db=str(db6), threads=2).value
         assert v == w, p
+
+
+def test_ctrl_c_interrupts_a_long_solve():
+    code = (
+        "import kalah, time\n"
+        "print('ready', flush=True)\n"
+        "t = time.monotonic()\n"
+        "try:\n"
+        "    kalah.solve(kalah.Position.start(6, 6), db=False, threads=1)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', round(time.monotonic() - t, 1), flush=True)\n"
+    )
+    import signal
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert out.startswith("interrupted"), out
+    assert time.monotonic() - sent < 5
+
+
+def test_the_pettingzoo_environment_passes_its_api_test_and_carries_perfect_play(db4):
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+
+    from kalah.pettingzoo import env
+
+    api_test(env(houses=4, seeds=3, db=str(db4), budget=0.5), num_cycles=200)
+    e = env(houses=4, seeds=3, db=str(db4), budget=5)
+    rng = random.Random(36)
+    for game in range(20):
+        e.reset(seed=game)
+        position = kalah.Position.start(4, 3)
+        finals = {}
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            if term or trunc:
+                finals[agent] = reward
+                e.step(None)
+                continue
+            exact = kalah.solve(position, db=False)
+            assert info["value"] == exact.value
+            assert info["move_values"] == {h - 1: v for h, v in exact.moves.items()}
+            legal = [i for i, ok in enumerate(obs["action_mask"]) if ok]
+            assert [h - 1 for h in position.moves()] == legal
+            action = rng.choice(legal)
+            e.step(action)
+            position = position.play(action + 1)
+        margin = position.outcome()
+        assert finals == {"player_0": np.sign(margin), "player_1": -np.sign(margin)}
