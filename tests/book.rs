@@ -419,8 +419,11 @@ fn replay_values_the_first_sowings_of_kalah_6_4_from_the_book() {
     let first = &v["moves"][0];
     assert_eq!(first["source"], "ledger", "{first}");
     assert_eq!(first["best"], 8, "the start of Kalah(6,4) is +8");
-    // --no-book: nothing to value it with (no levels, no search).
+    // --no-book: nothing to value it exactly with (no levels, no search): an estimate, marked.
     let v = replayed(&["--no-book"]);
+    assert_eq!(v["moves"][0]["source"], "estimate", "{}", v["moves"][0]);
+    assert_eq!(v["moves"][0]["exact"], false, "{}", v["moves"][0]);
+    let v = replayed(&["--no-book", "--no-estimates"]);
     assert!(v["moves"][0]["value"].is_null(), "{}", v["moves"][0]);
     let _ = std::fs::remove_dir_all(&home);
 }
