@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The Python package's speed: Tablebase.values (the batch) in positions a second, and the cost
-of one Tablebase.value call above the probe itself.
+"""The Python package's speed: Tablebase.values (the batch) in positions a second, the cost
+of one Tablebase.value call above the probe itself, and beside them the cost of starting the
+kalah binary once a position (`kalah query POSITION --json`, as a program without the package
+would; $KALAH_BIN or target/release/kalah).
 
 Usage: scripts/bench-python.py [--db DIR] [--houses M] [--top K] [--rows N] [--repeat R]
 Needs the package installed (pip install ./python) and the levels 0..K of M houses in DIR (the
@@ -10,6 +12,7 @@ kept. Prints the machine and one line a figure.
 """
 
 import argparse
+import os
 import random
 import time
 
@@ -62,6 +65,28 @@ def main():
     batch = best / a.rows
     print(f"value(): {single * 1e6:.2f} us a call; the batch's probe {batch * 1e6:.2f} us a board "
           f"(2 cores), so about {(single - 2 * batch) * 1e6:.2f} us above the probe")
+    per = binary_per_position(tb, positions, 100)
+    if per is None:
+        print("the binary: not built (cargo build --release), not measured")
+    else:
+        print(f"the binary started once a position (kalah query --json, 100 positions): "
+              f"{per * 1e3:.2f} ms a position, {per / single:,.0f} times value()")
+
+
+def binary_per_position(tb, positions, count):
+    """Seconds a position when each is a fresh `kalah query` process."""
+    import subprocess
+    from pathlib import Path
+
+    binary = os.environ.get("KALAH_BIN") or str(Path(__file__).resolve().parent.parent / "target" / "release" / "kalah")
+    if not Path(binary).exists():
+        return None
+    sample = positions[:count]
+    t = time.perf_counter()
+    for p in sample:
+        subprocess.run([binary, "query", p.literal, "--json", "--db", str(tb.dir)],
+                       capture_output=True, check=True)
+    return (time.perf_counter() - t) / len(sample)
 
 
 def timed(f):

@@ -72,6 +72,7 @@ class Solution:
 def solve(
     position: Position,
     *,
+    rules: Optional[Rules] = None,
     threads: Optional[int] = None,
     db: Union[None, bool, str, PathLike[str]] = None,
     time_limit: Optional[float] = None,
@@ -82,7 +83,8 @@ def solve(
     ``db``: ``None`` uses the database home's levels for this board if it has any, a path
     those of that directory (an error if it has none), ``False`` none. ``threads``: all cores by
     default. ``time_limit`` (seconds): past it ``TimeoutError`` is raised, never a guess.
-    Ctrl-C raises ``KeyboardInterrupt``. A damaged level raises ``DatabaseError``."""
+    Ctrl-C raises ``KeyboardInterrupt``. A damaged level raises ``DatabaseError``. ``rules``:
+    solve the same board under these rules instead of the position's own."""
 
 class Tablebase:
     """The endgame databases of a directory (the database home by default), opened per board

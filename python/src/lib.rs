@@ -440,10 +440,12 @@ fn open_levels(
 
 /// Solves `position` exactly (see the stub for the arguments).
 #[pyfunction]
-#[pyo3(signature = (position, *, threads = None, db = None, time_limit = None, tt_mb = None))]
+#[pyo3(signature = (position, *, rules = None, threads = None, db = None, time_limit = None, tt_mb = None))]
+#[allow(clippy::too_many_arguments)]
 fn solve(
     py: Python<'_>,
     position: &Position,
+    rules: Option<&str>,
     threads: Option<usize>,
     db: Option<&Bound<'_, PyAny>>,
     time_limit: Option<f64>,
@@ -451,7 +453,11 @@ fn solve(
 ) -> PyResult<Solution> {
     let given = db.is_some_and(|x| !x.is_instance_of::<pyo3::types::PyBool>());
     let dir = db_dir(db)?;
-    let p = position.inner;
+    // The same board under other rules, if asked.
+    let p = match rules {
+        Some(r) => Position::from_setup(&position.setup(), rules_of(r)?)?.inner,
+        None => position.inner,
+    };
     let (houses, rules, seeds) =
         with_position!(p, q => (q.houses_per_side(), q.rules(), q.seeds_on_board()));
     let levels = match &dir {
