@@ -116,6 +116,10 @@ def test_solve_agrees_with_the_binary():
         assert got.moves == {m["house"]: m["value"] for m in want["moves"]}
         assert got.best == want["best"]
         assert got.source == "search"
+        # The same board, asked under these rules from the other rule set's position.
+        other = "empty-capture" if rules == "standard" else "standard"
+        same = kalah.solve(kalah.Position.start(houses, seeds, other), rules=rules, db=False)
+        assert same.value == want["value"]
 
 
 def test_a_time_limit_raises_never_guesses():
