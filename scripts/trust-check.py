@@ -15,7 +15,12 @@ under DIR (default /tmp/kalah-trust-check, emptied first), and runs:
 - out-of-range values of every class of numeric option;
 - /dev/zero and FIFOs on every input (query -, replay, play --resume, play's prompt, learner
   files, --table-file, kgp and mankalah logs, mankalah's stdin);
-- hostile lines from a fake KGP server, hostile ManKalah engine messages.
+- hostile lines from a fake KGP server, hostile ManKalah engine messages;
+- files changed under a running reader: `kalah serve` asked the same positions before and after
+  another rule set's level is copied over one of its levels in place, a level is cut short
+  under its map, bytes are flipped in place; `db build` with a kept level changed in place
+  while it builds the levels above (a level forged with valid checksums under the levels built
+  on it is tests/damage.rs's: it needs XXH3, which Python's standard library lacks).
 
 Every run has a time limit. Pass: zero wrong values (an answer that differs from the intact
 one), zero aborts (a signal, or a panic message), zero hangs (the time limit reached), memory
@@ -335,6 +340,7 @@ def main():
         inside, above, good = flips(base, work, houses, top, args.flips, rng)
         damage(base, work, houses, top, inside, above, good)
     concurrency(args.dir)
+    under_readers(args.dir, os.path.join(args.dir, "d4"), rng)
     options()
     inputs(args.dir, os.path.join(args.dir, "d4"))
     protocols(args.dir)
@@ -345,6 +351,114 @@ def main():
         print(f"{len(failures)} FAILED")
         sys.exit(1)
     print("all passed: no wrong value, no abort, no hang")
+
+
+def serve_answers(port, positions):
+    """Asks a running `kalah serve` about each position: (status, value or None) each."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    out = []
+    for p in positions:
+        url = f"http://127.0.0.1:{port}/api/v1/position?" + urllib.parse.urlencode({"position": p})
+        try:
+            with urllib.request.urlopen(url, timeout=LIMIT) as r:
+                out.append((r.status, json.loads(r.read()).get("value")))
+        except urllib.error.HTTPError as e:
+            out.append((e.code, None))
+        except OSError:
+            out.append(("dead", None))
+    return out
+
+
+def under_readers(root, d4, rng):
+    """Files changed under a running reader: no answer from a changed level, no signal."""
+    other = os.path.join(root, "d4-ec")
+    code, _, err = run(["db", "build", "-m", "4", "--max-seeds", "16", "--rules", "empty-capture",
+                        "--dir", other], limit=600)
+    check("build empty-capture", code == 0, err.decode()[:200])
+    attacks = {
+        "copy of another rule set's level in place": lambda f, k: shutil.copyfile(
+            os.path.join(other, f"kalah-4-empty-capture-{k:03}.kdb"), f),
+        "cut short under the map": lambda f, k: os.truncate(f, 100),
+        "three bytes flipped in place": lambda f, k: flip_in_place(f, rng),
+    }
+    for name, attack in attacks.items():
+        work = os.path.join(root, "under")
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(d4, work)
+        k = 12
+        target = os.path.join(work, f"kalah-4-standard-{k:03}.kdb")
+        port = free_port()
+        srv = subprocess.Popen([KALAH, "serve", "--db", work, "--bind", f"127.0.0.1:{port}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_port(port)
+            pos = positions(rng, 4, k, k, 300)
+            before = serve_answers(port, pos)
+            check(f"serve before: {name}", all(c == 200 for c, _ in before), str(before[:3]))
+            attack(target, k)
+            after = serve_answers(port, pos)
+            for (c0, v0), (c1, v1), p in zip(before, after, pos):
+                counts["runs"] += 1
+                check(f"serve after {name}", c1 != "dead", "the server died")
+                if c1 == 200:
+                    counts["answers"] += 1
+                    check(f"serve after {name}", v1 == v0, f"{p}: {v1}, was {v0}")
+                else:
+                    counts["errors"] += 1
+            check(f"serve after {name}", srv.poll() is None, f"ended with {srv.returncode}")
+        finally:
+            srv.terminate()
+            srv.wait()
+    # A kept level changed in place while a build writes the levels above it.
+    work = os.path.join(root, "under-build")
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(d4, work)
+    for k in (15, 16):
+        os.remove(os.path.join(work, f"kalah-4-standard-{k:03}.kdb"))
+    build_proc = subprocess.Popen([KALAH, "db", "build", "-m", "4", "--max-seeds", "16", "--dir", work],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    flip_in_place(os.path.join(work, "kalah-4-standard-014.kdb"), rng)
+    _, err = build_proc.communicate(timeout=600)
+    code = build_proc.returncode
+    well_behaved("build under a changed level", code, err)
+    if code == 0:
+        # Finished before the flip: the levels it wrote must then answer as the intact ones.
+        code, _, err = run(["db", "verify", "--dir", work, "--sample", "5000"])
+        check("build under a changed level", code != 0 or b"damaged" not in err, err.decode()[:200])
+    else:
+        check("build under a changed level", b"written while in use" in err or b"damaged" in err,
+              err.decode()[:300])
+
+
+def flip_in_place(path, rng):
+    """Three random bytes of `path` flipped, written in place."""
+    with open(path, "r+b") as f:
+        size = os.path.getsize(path)
+        for _ in range(3):
+            at = rng.randrange(64, max(65, size))
+            f.seek(at)
+            b = f.read(1)
+            f.seek(at)
+            f.write(bytes([(b[0] if b else 0) ^ 0x5A]))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port):
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
 
 
 if __name__ == "__main__":

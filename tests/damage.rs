@@ -603,3 +603,70 @@ fn a_level_written_in_place_under_a_reader_is_refused_never_read() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
 }
+
+/// Level `level` of `dir` replaced (by a rename, as a copy from elsewhere would) by a valid
+/// level of other values: its first entry byte changed, its block checksum, block table
+/// checksum and header made anew. Every check of the file alone passes.
+fn forge_level(dir: &Path, level: u32) {
+    use kalah::db::format::{HEADER_LEN, Header, block_checksum, table_checksum};
+    let path = file(dir, level);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mut header = Header::from_bytes(&bytes[..HEADER_LEN]).unwrap();
+    bytes[HEADER_LEN] = if bytes[HEADER_LEN] == 0 { 0x11 } else { 0 };
+    let range = header.block_bytes_range(0);
+    let block = &bytes[HEADER_LEN + range.start as usize..HEADER_LEN + range.end as usize];
+    let sum = block_checksum(block, header.block_seed(0));
+    let at = header.checksum_offset(0) as usize;
+    bytes[at..at + 8].copy_from_slice(&sum.to_le_bytes());
+    let table = header.table_offset() as usize;
+    header.table_checksum = table_checksum(&bytes[table..]);
+    bytes[..HEADER_LEN].copy_from_slice(&header.to_bytes());
+    let tmp = path.with_extension("forged");
+    std::fs::write(&tmp, &bytes).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+}
+
+#[test]
+fn a_level_under_levels_built_from_another_is_refused_naming_both_then_rebuilt() {
+    let dir = fresh_dir("damage-lineage");
+    build_db(&dir, 10);
+    let head = |k: u32| {
+        let mut f = std::fs::File::open(file(&dir, k)).unwrap();
+        kalah::db::format::Header::read(&mut f).unwrap()
+    };
+    assert_eq!(head(0).lineage, None, "level 0 is built from nothing");
+    for k in 1..=10 {
+        assert_eq!(
+            head(k).lineage,
+            Some(kalah::db::format::lineage_after(&head(k - 1))),
+            "level {k}"
+        );
+    }
+    let mut rng = Rng::new(291);
+    let at_10 = positions(&mut rng, 20, 10, 10);
+    let below = positions(&mut rng, 20, 2, 8);
+    let good = answers(&dir, &below, &[]);
+    forge_level(&dir, 9);
+    // Level 10 was built on the old level 9: every answer that reads it is refused, naming
+    // both files; the levels below 9 still answer, and right.
+    for answer in answers(&dir, &at_10, &[]) {
+        let e = answer.expect_err("a value from a level built on other levels");
+        assert!(
+            e.contains("kalah-4-standard-010.kdb: level 10 was built from other levels"),
+            "{e}"
+        );
+        assert!(e.contains("kalah-4-standard-009.kdb"), "{e}");
+    }
+    assert_eq!(answers(&dir, &below, &[]), good);
+    // The next build keeps level 9 (its own checks pass) and builds level 10 again on it.
+    let cancel = AtomicBool::new(false);
+    let report = build(&dir, HOUSES, RULES, 10, &cancel, &|_| {}).unwrap();
+    assert!(report.levels[9].kept);
+    assert!(!report.levels[10].kept, "level 10 built again");
+    assert!(answers(&dir, &at_10, &[]).iter().all(Result::is_ok));
+    // A damaged level rebuilt from the same levels is the same bytes: the levels above stay.
+    std::fs::remove_file(file(&dir, 8)).unwrap();
+    let report = build(&dir, HOUSES, RULES, 10, &cancel, &|_| {}).unwrap();
+    assert!(!report.levels[8].kept && report.levels[9].kept && report.levels[10].kept);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,7 +32,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::board::Board;
-use crate::db::format::{HEADER_LEN, Header, block_checksum, padding, table_checksum};
+use crate::db::format::{
+    HEADER_LEN, Header, block_checksum, lineage_after, padding, table_checksum,
+};
 use crate::db::index::Layout;
 use crate::db::packed::{self, Packed, packed_len};
 use crate::db::storage::{Access, Level, open_level};
@@ -587,13 +589,24 @@ pub fn build(
         let total = layout.level_len(k);
         let path = dir.join(level_file_name(houses, rules, k));
         let start = Instant::now();
-        let kept = path.exists();
-        let level = if kept {
+        // What this level must record: the chain of the levels below as they are.
+        let lineage = levels.last().map(|below| lineage_after(below.header()));
+        let mut kept = path.exists();
+        let mut found = None;
+        if kept {
             let level = open_level(&path, Access::Map, houses, rules, k, total)?;
             let damage = level.check_all(cancel, &|_| {})?;
             if let Some(defect) = level.defect(&damage) {
                 return Err(defect);
             }
+            // Built from other levels than those below it now: built again (and so, in turn,
+            // every level above it). A level that records no lineage is kept as before.
+            match (level.header().lineage, lineage) {
+                (Some(recorded), Some(now)) if recorded != now => kept = false,
+                _ => found = Some(level),
+            }
+        }
+        let level = if let Some(level) = found {
             level
         } else {
             let lower: Vec<Packed<'_>> = levels
@@ -607,7 +620,8 @@ pub fn build(
             for below in &levels {
                 below.unchanged()?;
             }
-            write_level(&path, houses, rules, k, &entries).map_err(|e| e.in_file(&path))?;
+            write_level(&path, houses, rules, k, &entries, lineage)
+                .map_err(|e| e.in_file(&path))?;
             drop(entries);
             open_level(&path, Access::Map, houses, rules, k, total)?
         };
@@ -798,9 +812,18 @@ pub(crate) fn write_level(
     rules: Rules,
     level: u32,
     entries: &[u8],
+    lineage: Option<u64>,
 ) -> Result<(), DbError> {
     let len = entries.len() as u64;
-    write_level_from(path, houses, rules, level, len, Source::Slice(entries))
+    write_level_from(
+        path,
+        houses,
+        rules,
+        level,
+        len,
+        Source::Slice(entries),
+        lineage,
+    )
 }
 
 /// Where [`write_level_from`] takes a level's entries from, one byte an entry, in order.
@@ -818,9 +841,11 @@ pub(crate) fn write_level_from(
     level: u32,
     len: u64,
     mut source: Source<'_>,
+    lineage: Option<u64>,
 ) -> Result<(), DbError> {
     use std::io::{Seek, SeekFrom, Write};
     let mut header = Header::new(houses as u8, rules, level, len);
+    header.lineage = lineage;
     let width = u32::from(header.width);
     let block_entries = header.block_entries() as usize;
     let block_bytes = header.block_bytes() as usize;

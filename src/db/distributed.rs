@@ -608,6 +608,18 @@ impl Job<'_> {
         }
         let path = self.level_path(k);
         let len = self.layout.level_len(k);
+        // The lineage of the level below as its file says (see `db::format`).
+        let lineage = match k {
+            0 => None,
+            _ => {
+                let below = self.level_path(k - 1);
+                let mut file = crate::files::open_regular(&below)
+                    .map_err(|e| DbError::from(e).in_file(&below))?;
+                let header =
+                    crate::db::format::Header::read(&mut file).map_err(|e| e.in_file(&below))?;
+                Some(crate::db::format::lineage_after(&header))
+            }
+        };
         let written = write_level_from(
             &path,
             self.houses,
@@ -615,6 +627,7 @@ impl Job<'_> {
             k,
             len,
             Source::Reader(&mut source),
+            lineage,
         );
         if let Some(a) = (1..=k / 2).find(|&a| pairs[a as usize - 1].borrow().damaged) {
             remove_if_there(&self.pair_path(k, a))?;

@@ -14,7 +14,8 @@
 //!      24    8  entry count      n = level_len(k) (see crate::db::index)
 //!      32    8  table checksum   xxh3-64 of the block checksum table (the level's fingerprint)
 //!      40    8  header checksum  xxh3-64 of bytes 0..40
-//!      48   16  reserved         0
+//!      48    8  lineage          what the level was built from (see below), or 0
+//!      56    8  lineage check    xxh3-64 of bytes 0..56 with its low bit set, or 0 (none)
 //!      64    p  entries          p = ceil(n * w / 8) bytes
 //!           z  padding           zeros, to the next multiple of 8
 //!     64+p+z 8b block table      b = ceil(n / 2^s) checksums, one u64 a block
@@ -52,6 +53,18 @@
 //! hashed while the blocks touched grow by 6%. Smaller blocks would make the table dominate (at
 //! 2^10 the 6-house levels 0..32 pass 14 GB); larger ones make a read hash more bytes than it
 //! needs (see the figures in docs/performance.md).
+//!
+//! **Lineage.** A level is computed from the levels below it, so a level is only right above the
+//! very levels it was built from. A build records in level k (k >= 1) the lineage
+//! `xxh3-64(lineage(k-1) || table checksum(k-1))` (each 8 bytes little-endian, lineage 0 where
+//! level k-1 records none): a chain of the fingerprints of every level beneath. A reader opening
+//! level k checks it against level k-1 as it is ([`crate::db::Tablebase::level`]), so a level
+//! replaced under the levels built on it (another build's, another version's) is an error naming
+//! both files, and a build rebuilds a kept level whose lineage does not match. Builds are
+//! deterministic, so a damaged level rebuilt from the same levels has the same fingerprint and
+//! the levels above it stay valid. Files written before lineage was recorded have zeros there
+//! and are read as before (nothing to check); the header checksum does not cover bytes 40..64,
+//! so that those files keep their checksum, and the lineage has a check of its own.
 //!
 //! Version 1 files (one checksum over all entries, no block table) are refused with a message
 //! to rebuild them or convert them with `kalah db upgrade` ([`crate::db::upgrade`]).
@@ -112,6 +125,17 @@ pub struct Header {
     pub block_shift: u8,
     /// Checksum of the block table ([`table_checksum`]).
     pub table_checksum: u64,
+    /// What the level was built from ([`lineage_after`] of the level below), if recorded.
+    pub lineage: Option<u64>,
+}
+
+/// The lineage a level built on `below` records: `below`'s lineage (0 if none) and its table
+/// checksum, chained (see the module docs).
+pub fn lineage_after(below: &Header) -> u64 {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&below.lineage.unwrap_or(0).to_le_bytes());
+    bytes[8..].copy_from_slice(&below.table_checksum.to_le_bytes());
+    xxh3_64(&bytes)
 }
 
 impl Header {
@@ -126,6 +150,7 @@ impl Header {
             width: width(level) as u8,
             block_shift: BLOCK_SHIFT,
             table_checksum: 0,
+            lineage: None,
         }
     }
 
@@ -196,6 +221,11 @@ impl Header {
         b[32..40].copy_from_slice(&self.table_checksum.to_le_bytes());
         let check = xxh3_64(&b[..40]);
         b[40..48].copy_from_slice(&check.to_le_bytes());
+        if let Some(lineage) = self.lineage {
+            b[48..56].copy_from_slice(&lineage.to_le_bytes());
+            let check = xxh3_64(&b[..56]) | 1;
+            b[56..64].copy_from_slice(&check.to_le_bytes());
+        }
         b
     }
 
@@ -259,7 +289,13 @@ impl Header {
         if entries > MAX_ENTRIES {
             return corrupt(format!("{entries} entries"));
         }
+        let lineage = match (word(48), word(56)) {
+            (0, 0) => None,
+            (lineage, check) if check == xxh3_64(&b[..56]) | 1 => Some(lineage),
+            _ => return corrupt("damaged lineage (bytes 48..64 do not match their check)".into()),
+        };
         Ok(Header {
+            lineage,
             houses: b[12],
             rules,
             level: half(16),

@@ -156,6 +156,14 @@ pub enum DbError {
     },
     /// The work was cancelled (nothing half-written was left behind).
     Cancelled,
+    /// A level records another lineage than the levels beneath it give: it was built from
+    /// other levels than those below it now (see [`format`]).
+    Lineage {
+        /// The level.
+        level: u32,
+        /// The file of the level below it.
+        below: PathBuf,
+    },
     /// A level file was written (changed in place, truncated) after it was opened: the values
     /// read from it since are not given.
     Changed {
@@ -285,6 +293,14 @@ impl fmt::Display for DbError {
             DbError::Unsupported(what) => write!(f, "{what}"),
             DbError::Rank { rank, error } => write!(f, "rank {rank} of the build: {error}"),
             DbError::Cancelled => write!(f, "cancelled"),
+            DbError::Lineage { level, below } => write!(
+                f,
+                "level {level} was built from other levels than the level {} below it ({}): \
+                 its values do not follow from them; run `kalah db build` again to rebuild it \
+                 (and the levels above it) on these",
+                level - 1,
+                below.display()
+            ),
             DbError::Changed { level, was, now } => {
                 write!(
                     f,

@@ -229,6 +229,16 @@ impl Tablebase {
             k,
             self.layout.level_len(k),
         )?;
+        // Built on the levels below as they are (see `db::format`, lineage)?
+        if let (Some(recorded), Some(k_below)) = (level.header().lineage, k.checked_sub(1)) {
+            let below = self.level(k_below)?;
+            if recorded != crate::db::format::lineage_after(below.header()) {
+                return Err(level.error(DbError::Lineage {
+                    level: k,
+                    below: below.path().to_path_buf(),
+                }));
+            }
+        }
         // Another thread may have opened it meanwhile; either copy will do.
         let _ = cell.set(level);
         Ok(cell.get().expect("just set"))

@@ -258,6 +258,7 @@ fn upgrade_file(
         header.rules,
         header.level,
         entries,
+        lineage_below(path, header.level),
     )?;
     Ok(true)
 }
@@ -287,7 +288,26 @@ fn pack_byte_wide(path: &Path, head: &[u8], cancel: &AtomicBool) -> Result<(), D
             stored: bytes[at],
         });
     }
-    write_level(path, houses, header.rules, header.level, bytes)
+    write_level(
+        path,
+        houses,
+        header.rules,
+        header.level,
+        bytes,
+        lineage_below(path, header.level),
+    )
+}
+
+/// The lineage a level `level` written at `path` records: that of the level below it, as its
+/// file in the same directory says (already upgraded: the files go level by level upwards);
+/// `None` for level 0, or when that file cannot be read as a current level.
+fn lineage_below(path: &Path, level: u32) -> Option<u64> {
+    let below = level.checked_sub(1)?;
+    let name = path.file_name()?.to_str()?;
+    let below_name = name.replace(&format!("-{level:03}.kdb"), &format!("-{below:03}.kdb"));
+    let mut file = crate::files::open_regular(&path.with_file_name(below_name)).ok()?;
+    let header = crate::db::format::Header::read(&mut file).ok()?;
+    Some(crate::db::format::lineage_after(&header))
 }
 
 #[cfg(test)]
