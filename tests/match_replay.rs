@@ -834,5 +834,36 @@ fn replay_values_every_sowing_exactly_within_reach_of_the_levels_and_estimates_t
         .filter(|m| m["value"].is_null())
         .count();
     assert_eq!(unvalued, estimated);
+    // --plot: the evaluation graph, an SVG file written whole; another extension is refused.
+    let svg = dir.join("game.svg");
+    let out = kalah(&[
+        "replay",
+        f,
+        "--db",
+        d,
+        "--no-book",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") && text.trim_end().ends_with("</svg>"),
+        "{text}"
+    );
+    assert!(text.contains("value for South after each sowing"), "{text}");
+    assert!(text.contains("estimate (not exact)"), "{text}");
+    let out = kalah(&[
+        "replay",
+        f,
+        "--plot",
+        dir.join("game.png").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.join("game.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

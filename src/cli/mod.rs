@@ -19,6 +19,7 @@ mod play;
 mod progress;
 mod prove;
 mod replay;
+mod replay_plot;
 mod serve;
 mod show;
 mod solve;

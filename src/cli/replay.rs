@@ -61,22 +61,27 @@ pub struct ReplayArgs {
     #[arg(long)]
     no_estimates: bool,
 
+    /// Also draw the game as an SVG file: South's exact value after every sowing (an
+    /// evaluation graph), each mistake marked with its size, estimates drawn apart.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+
     /// Print JSON (see docs/commands.md for the fields).
     #[arg(long)]
     json: bool,
 }
 
 /// The exact value of one sowing.
-struct Valuation {
+pub(super) struct Valuation {
     /// The sowing's value for the mover.
-    value: i32,
+    pub(super) value: i32,
     /// The position's value for the mover (its best sowing's).
-    best: i32,
+    pub(super) best: i32,
     /// The lowest best house.
     best_move: Move,
     /// `"database"`, `"ledger"` (the opening books), `"search"` (all exact) or `"estimate"`
     /// (a search [`ESTIMATE_DEPTH`] sowings deep: not exact).
-    source: &'static str,
+    pub(super) source: &'static str,
 }
 
 /// The depth of the search that estimates the sowings beyond the exact ones: a few
@@ -103,12 +108,12 @@ impl Valuation {
 }
 
 /// One action of the game, with the position before it.
-struct Ply {
-    state: PlayState,
-    side: Side,
-    seat: usize,
-    action: Action,
-    valuation: Option<Valuation>,
+pub(super) struct Ply {
+    pub(super) state: PlayState,
+    pub(super) side: Side,
+    pub(super) seat: usize,
+    pub(super) action: Action,
+    pub(super) valuation: Option<Valuation>,
 }
 
 /// Values sowings: from the database when it holds the position, else by one solver shared by
@@ -327,6 +332,10 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     }
     indicator.finish();
 
+    if let Some(path) = &args.plot {
+        super::replay_plot::write(path, &record, &plies)?;
+        eprintln!("plot: {}", path.display());
+    }
     if args.json {
         let mut out = replay_json(&record, &plies, &game);
         out["db"] = super::db_choice::files_json(db.as_deref());
