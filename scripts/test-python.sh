@@ -20,6 +20,8 @@ fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" "pytest>=7" "numpy>=1.21" "open_spiel>=1.5" "pettingzoo>=1.24" "gymnasium>=0.29"
 cargo build --release --locked
+# python/Cargo.lock is its own: after a change of the root crate's dependencies, `cargo check`
+# in python/ brings it up to date (commit it), or --locked stops here.
 (cd python && cargo fmt --check && cargo clippy --release --locked -- -D warnings)
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/python" -m pip install --quiet ./python
 # From outside the source tree, so that the installed package is the one imported.
