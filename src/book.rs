@@ -333,8 +333,7 @@ fn exact_f<L: Lanes>(
         )));
     }
     if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
-        if let Some(f) = db.probe(board)? {
-            db.unchanged_up_to(board.seeds())?;
+        if let Some(f) = db.probe_checked(board)? {
             return Ok(Some(f));
         }
     }

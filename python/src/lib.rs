@@ -497,14 +497,10 @@ fn solve(
     if let Some(t) = time_limit {
         solver.set_deadline(Some(Instant::now() + Duration::from_secs_f64(t)));
     }
-    let cancelled = AtomicBool::new(false);
     let result = interruptible(
         py,
         || with_position!(p, q => solver.analyze(&q, true, &mut |_| {})),
-        &|| {
-            cancelled.store(true, Ordering::Relaxed);
-            solver.cancel();
-        },
+        &|| solver.cancel(),
         &mut |_| Ok(()),
     )?;
     let a = result.map_err(solve_error)?;
@@ -581,13 +577,8 @@ impl Tablebase {
             if let Some(o) = q.outcome() {
                 return Ok(Some(o.margin(Side::South)));
             }
-            match levels.probe(q.board()).map_err(db_error)? {
-                Some(f) => {
-                    levels.unchanged_up_to(q.seeds_on_board()).map_err(db_error)?;
-                    Ok(Some(f + q.store_difference()))
-                }
-                None => Ok(None),
-            }
+            let f = levels.probe_checked(q.board()).map_err(db_error)?;
+            Ok(f.map(|f| f + q.store_difference()))
         })
     }
 

@@ -203,16 +203,7 @@ pub fn run(args: KgpArgs) -> Result<(), CliError> {
 /// convention (`$XDG_STATE_HOME/kalah` if that is an absolute path, else
 /// `~/.local/state/kalah`), made if missing; in the current directory when there is no home.
 fn default_log() -> Result<PathBuf, CliError> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let dir = var("XDG_STATE_HOME")
-        .filter(|p| p.is_absolute())
-        .map(|state| state.join("kalah"))
-        .or_else(|| var("HOME").map(|home| home.join(".local").join("state").join("kalah")));
-    let Some(dir) = dir else {
+    let Some(dir) = kalah::db::home::state_dir() else {
         return Ok(PathBuf::from("kalah-kgp.log"));
     };
     std::fs::create_dir_all(&dir).map_err(|e| {

@@ -26,13 +26,28 @@ pub fn home() -> Option<PathBuf> {
 /// The database home from the environment that `var` reads (see the module docs).
 pub fn home_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(dir) = set(HOME_VAR) {
-        return Some(dir);
+    set(HOME_VAR).or_else(|| xdg_from(&var, "XDG_DATA_HOME", "share"))
+}
+
+/// The state directory of kalah (its logs) by the same convention: `$XDG_STATE_HOME/kalah`
+/// if that is an absolute path, else `$HOME/.local/state/kalah`; `None` without either.
+pub fn state_dir() -> Option<PathBuf> {
+    xdg_from(
+        &|name: &str| std::env::var_os(name),
+        "XDG_STATE_HOME",
+        "state",
+    )
+}
+
+/// kalah's directory of one XDG kind from the environment `var` reads: `$XDG_VAR/kalah` if
+/// that is an absolute path, else `$HOME/.local/KIND/kalah` (a relative or empty value is
+/// ignored, as the convention asks).
+fn xdg_from(var: &dyn Fn(&str) -> Option<OsString>, xdg_var: &str, kind: &str) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(base) = set(xdg_var).filter(|p| p.is_absolute()) {
+        return Some(base.join("kalah"));
     }
-    if let Some(data) = set("XDG_DATA_HOME").filter(|p| p.is_absolute()) {
-        return Some(data.join("kalah"));
-    }
-    set("HOME").map(|home| home.join(".local").join("share").join("kalah"))
+    set("HOME").map(|home| home.join(".local").join(kind).join("kalah"))
 }
 
 #[cfg(test)]

@@ -266,11 +266,17 @@ impl Tablebase {
     /// [`Tablebase::unchanged`] for the levels `0..=top` alone (those an answer about a board
     /// of `top` seeds can have read: seeds on the board never grow).
     pub fn unchanged_up_to(&self, top: u32) -> Result<(), DbError> {
-        let opened = self.levels.iter().take(top as usize + 1);
-        for level in opened.filter_map(OnceLock::get) {
-            level.unchanged()?;
+        self.unchanged_among(u128::MAX >> (127 - top.min(127)))
+    }
+
+    /// [`Tablebase::probe`] for a value about to be given: the level read is then asked whether
+    /// it was written since it was opened ([`Tablebase::unchanged`]), one `fstat`.
+    pub fn probe_checked<L: Lanes>(&self, board: Board<L>) -> Result<Option<i32>, DbError> {
+        let f = self.probe(board)?;
+        if f.is_some() && !board.is_finished() {
+            self.unchanged_among(1 << board.seeds())?;
         }
-        Ok(())
+        Ok(f)
     }
 
     /// f of `board` (the future store difference for the side to move), if the game is over on

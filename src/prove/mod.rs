@@ -400,10 +400,9 @@ impl<'a> Campaign<'a> {
         let in_db = self.db.filter(|db| board.seeds() <= db.max_level());
         let (bounds, over_budget) = match in_db {
             Some(db) => {
-                let f = db.probe(board)?.ok_or_else(|| {
+                let f = db.probe_checked(board)?.ok_or_else(|| {
                     ProveError::Root("the database is for another board size".into())
                 })?;
-                db.unchanged_up_to(board.seeds())?;
                 (Bounds::exact(f), false)
             }
             None => match self.solver.test(board, t, Some(self.config.budget))? {
