@@ -1,5 +1,8 @@
 //! `--no-book`: the opening books and proof ledgers that `query`, `analyze` and `serve`
-//! answer from ([`kalah::book`]), and how their bounds are written for people.
+//! answer from ([`kalah::book`]), the answer they give when they prove a position, and how their
+//! bounds are written for people.
+
+use std::time::Instant;
 
 use clap::Args;
 use kalah::book::{Book, BookError};
@@ -7,6 +10,7 @@ use kalah::prove::fact::Bounds;
 use kalah::{Lanes, Position, Rules};
 
 use super::CliError;
+use super::answer::{Answer, Source, print_analysis};
 use super::db_choice::DbChoice;
 
 /// Whether to read the opening books.
@@ -95,4 +99,37 @@ pub fn value_range<L: Lanes>(p: &Position<L>) -> Bounds {
         lower: w.lower + stores,
         upper: w.upper + stores,
     }
+}
+
+/// Answers `p` from `book` (the levels `db` giving the boards they hold) if it proves the value
+/// of `p` and of each of its moves, printing the answer (as JSON with `json`): then `None`.
+/// Otherwise the bounds the book proves on `p`'s value, if any, said on stderr (unless
+/// `quiet`) before the search that follows.
+pub fn from_book<L: Lanes>(
+    p: &Position<L>,
+    book: &kalah::book::Book,
+    db: Option<&kalah::db::Tablebase>,
+    started: Instant,
+    json: bool,
+    quiet: bool,
+) -> Result<Option<Option<kalah::prove::fact::Bounds>>, CliError> {
+    if let Some(found) = book.analyze(p, db).map_err(book_error)? {
+        let answer = Answer {
+            analysis: &found.analysis,
+            elapsed: started.elapsed(),
+            nodes: 0,
+            source: Source::Ledger(book.sources(), found.pv_complete),
+            bounds: None,
+        };
+        print_analysis(p, None, true, &answer, json);
+        return Ok(None);
+    }
+    let bounds = book.bounds(p);
+    if let (Some(b), false) = (bounds, quiet) {
+        eprintln!(
+            "the ledgers prove its value {}; searching for the exact value",
+            bounds_text(b, value_range(p))
+        );
+    }
+    Ok(Some(bounds))
 }

@@ -13,7 +13,8 @@ use serde_json::json;
 
 use super::CliError;
 use super::args::{print_json, rules_parser};
-use super::progress::{Indicator, human_bytes, human_duration, human_rate};
+use super::human::{human_bytes, human_duration, human_rate};
+use super::progress::Indicator;
 
 /// Endgame databases: the exact value of every board with up to K seeds on it.
 ///

@@ -162,7 +162,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     };
     let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
-    let db = super::play::open_db_for_perfect(&args.db, rules, perfect, threads)?;
+    let db = super::game_db::open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))

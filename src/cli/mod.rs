@@ -1,12 +1,17 @@
 //! The command line: clap derive types whose doc comments are the help, and the plumbing from
 //! them to the library. Errors become one line on stderr and a non-zero exit code.
 
+mod answer;
 mod args;
+mod bench;
 mod books;
 mod completions;
 mod db;
 mod db_choice;
 mod files;
+mod game_db;
+mod hints;
+mod human;
 mod kgp;
 mod man;
 mod mankalah;
@@ -18,12 +23,16 @@ mod perft;
 mod play;
 mod progress;
 mod prove;
+mod query;
 mod replay;
 mod replay_plot;
+mod search;
+mod search_progress;
 mod serve;
 mod show;
 mod solve;
 mod table_file;
+mod thinking;
 
 use std::process::ExitCode;
 
@@ -54,8 +63,8 @@ enum Command {
     Perft(perft::PerftArgs),
     Solve(solve::SolveArgs),
     Analyze(solve::AnalyzeArgs),
-    Query(solve::QueryArgs),
-    Bench(solve::BenchArgs),
+    Query(query::QueryArgs),
+    Bench(bench::BenchArgs),
     Prove(prove::ProveArgs),
     Db(db::DbArgs),
     Play(play::PlayArgs),
@@ -105,8 +114,8 @@ pub fn main() -> ExitCode {
         Command::Perft(a) => perft::run(a),
         Command::Solve(a) => solve::run_solve(a),
         Command::Analyze(a) => solve::run_analyze(a),
-        Command::Query(a) => solve::run_query(a),
-        Command::Bench(a) => solve::run_bench(a),
+        Command::Query(a) => query::run(a),
+        Command::Bench(a) => bench::run(a),
         Command::Prove(a) => prove::run(a),
         Command::Db(a) => db::run(a),
         Command::Play(a) => play::run(a),

@@ -1,23 +1,20 @@
 //! `kalah play`: a game at the terminal (or from piped input), engines and humans.
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
-use kalah::db::Tablebase;
-use kalah::files::{ClaimError, Claimed};
-use kalah::play::anytime::{Engine, EngineConfig, Thought};
+use kalah::files::Claimed;
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{Action, Game, GameRules, PlayRules, Player, PlayerSpec, Resources, Thinking};
 use kalah::text;
-use kalah::{AnyPosition, Solver, SolverConfig, with_position};
 
 use super::CliError;
 use super::db_choice::DbChoice;
-use super::progress::{Indicator, human_count};
+use super::hints::Hints;
+use super::progress::Indicator;
+use super::thinking::thinking_text;
 
 /// Play a game of Kalah: humans at the terminal, engines, or both.
 ///
@@ -114,10 +111,6 @@ pub struct PlayArgs {
     verbose: bool,
 }
 
-/// Where `quit` saves when no --record is given (or, if a game is there already,
-/// `kalah-saved-game-2.txt`, ...).
-const SAVED_GAME: &str = "kalah-saved-game";
-
 /// The longest line a human may type, in bytes: a command is a few characters, so this is
 /// plenty, and a longer line (a file piped by mistake) is one error, read in bounded memory.
 const MAX_HUMAN_LINE: usize = 1024;
@@ -140,59 +133,6 @@ pub fn game_rules(
         rules,
         pie,
     })
-}
-
-/// The databases for `rules` (see [`DbChoice`]: --db, else the database home; Kalah rules
-/// only), named in a line on stderr. Without files, when the solver will search Kalah boards
-/// of up to `search_seeds` seeds (for `who`: a perfect player, the replay's judge), the small
-/// levels worth building for such boards ([`kalah::search::auto_memory_db`]: from 40 seeds)
-/// are built in memory now on `threads` threads, as `solve` builds them (see its
-/// `--memory-db`), with a line on stderr.
-pub fn open_db(
-    choice: &DbChoice,
-    rules: GameRules,
-    search_seeds: Option<u32>,
-    who: &str,
-    threads: usize,
-) -> Result<Option<Arc<Tablebase>>, CliError> {
-    let Some(kalah_rules) = rules.rules.kalah() else {
-        if choice.db.is_some() || choice.max_level.is_some() {
-            return Err(CliError::input(format!(
-                "--db: the endgame databases are for Kalah rules, not {}",
-                rules.rules
-            )));
-        }
-        return Ok(None);
-    };
-    if let Some(db) = choice.open(rules.houses, kalah_rules)? {
-        eprintln!("{}", super::db_choice::files_line(&db));
-        return Ok(Some(db));
-    }
-    let (Some(seeds), false) = (search_seeds, choice.no_db) else {
-        return Ok(None);
-    };
-    let Some(top) = kalah::search::auto_memory_db(rules.houses, seeds) else {
-        return Ok(None);
-    };
-    let (db, time) = super::solve::build_in_memory(rules.houses, kalah_rules, top, threads)?;
-    eprintln!(
-        "endgame levels 0..={top} built in memory for {who} in {:.2} s ({})",
-        time.as_secs_f64(),
-        choice.none_found(rules.houses, kalah_rules)
-    );
-    Ok(Some(db))
-}
-
-/// [`open_db`] for a game in which a perfect player may take part (`perfect`): it searches
-/// the whole game.
-pub fn open_db_for_perfect(
-    choice: &DbChoice,
-    rules: GameRules,
-    perfect: bool,
-    threads: usize,
-) -> Result<Option<Arc<Tablebase>>, CliError> {
-    let seeds = perfect.then(|| rules.seeds_in_play());
-    open_db(choice, rules, seeds, "the perfect player", threads)
 }
 
 pub fn run(args: PlayArgs) -> Result<(), CliError> {
@@ -237,7 +177,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         specs.push(spec);
     }
     let perfect = specs.contains(&PlayerSpec::Perfect);
-    let db = open_db_for_perfect(&args.db, rules, perfect, threads)?;
+    let db = super::game_db::open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let res = Resources {
         db: db.clone(),
         threads,
@@ -260,7 +200,11 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         });
     }
     let record = match args.record.as_ref().or(args.resume.as_ref()) {
-        Some(path) => Some(claim_record(path, args.resume.as_deref(), args.force)?),
+        Some(path) => Some(super::files::claim_record(
+            path,
+            args.resume.as_deref(),
+            args.force,
+        )?),
         None => None,
     };
     // A finished game resumed is only shown: the players (the learner) have seen its end.
@@ -271,14 +215,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         record,
         unsaved: args.resume.is_none(),
         saved: false,
-        hints: Hints {
-            db,
-            solver: None,
-            threads,
-            limit: args.hint_seeds,
-            engine: None,
-            time: args.hint_time,
-        },
+        hints: Hints::new(db, threads, args.hint_seeds, args.hint_time),
         input: std::io::stdin().lock(),
         interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         verbose: args.verbose,
@@ -305,7 +242,9 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             }
         }
         (None, false) => {
-            let record = session.record.insert(claim_saved_game(args.force)?);
+            let record = session
+                .record
+                .insert(super::files::claim_saved_game(args.force)?);
             let path = record.path().to_owned();
             session.save()?;
             println!("game saved to {}", path.display());
@@ -323,255 +262,11 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Hints: exact values when the position is small enough (or in the databases), the anytime
-/// engine's estimate otherwise.
-struct Hints {
-    db: Option<Arc<Tablebase>>,
-    solver: Option<Solver>,
-    threads: usize,
-    /// The most seeds on the board solved exactly.
-    limit: u32,
-    /// The engine for estimates, made at the first one.
-    engine: Option<Engine>,
-    /// How long an estimate thinks.
-    time: Duration,
-}
-
-impl Hints {
-    /// The text of a hint for `game` (the game is not over).
-    fn hint(&mut self, game: &Game) -> String {
-        let state = game.state();
-        let Some(rules) = state.rules().kalah() else {
-            return self.estimate(game, "awari-basic: the exact solver plays Kalah rules only");
-        };
-        if state.first_sowing_passes() {
-            return self.estimate(
-                game,
-                "mankalah's first sowing earns no extra turn, which the exact solver does not \
-                 know",
-            );
-        }
-        let Ok(pos) = AnyPosition::from_setup(&state.to_setup(), rules) else {
-            return "no hint for this position".into();
-        };
-        if let Some(db) = &self.db {
-            match with_position!(pos, p => db.analyze(&p)) {
-                Ok(Some(a)) => return describe(&a),
-                Ok(None) => {}
-                // A damaged database: say so, never guess.
-                Err(e) => return format!("no hint: {e}"),
-            }
-        }
-        let seeds = state.seeds_on_board();
-        if seeds > self.limit {
-            let why = format!(
-                "{seeds} seeds on the board, more than an exact hint solves quickly ({}; see \
-                 --hint-seeds and --db)",
-                self.limit
-            );
-            return self.estimate(game, &why);
-        }
-        if self.solver.is_none() {
-            // The search probes the databases too, for the positions above them.
-            let db = self.db.clone().filter(|d| d.rules() == rules);
-            let config = SolverConfig {
-                threads: self.threads,
-                tt_mib: kalah::search::auto_table_mib(
-                    state.houses(kalah::Side::South).len(),
-                    seeds,
-                    db.as_ref().map(|d| d.max_level()),
-                ),
-                ..SolverConfig::default()
-            };
-            let solver =
-                Solver::new(state.houses_per_side(), rules, config).and_then(|s| match db {
-                    Some(db) => s.with_tablebase(db),
-                    None => Ok(s),
-                });
-            match solver {
-                Ok(s) => self.solver = Some(s),
-                Err(e) => return format!("no hint: {e}"),
-            }
-        }
-        let solver = self.solver.as_ref().expect("just made");
-        let indicator = Indicator::spinner("solving for a hint", "");
-        // The steps come from the position and from each move's (bounds seen from either
-        // side): only the work done is shown.
-        let mut on_step =
-            |s: &kalah::Progress| indicator.set_message(format!("{} nodes", human_count(s.nodes)));
-        let analysis = with_position!(pos, p => solver.analyze(&p, true, &mut on_step));
-        indicator.finish();
-        match analysis {
-            Ok(a) => describe(&a),
-            Err(e) => format!("no hint: {e}"),
-        }
-    }
-
-    /// The anytime engine's choice for `game` after thinking [`Hints::time`], marked as an
-    /// estimate, and `why` there is no exact hint.
-    fn estimate(&mut self, game: &Game, why: &str) -> String {
-        if self.engine.is_none() {
-            // Exact values are the solver's business here: the engine only searches.
-            let config = EngineConfig {
-                db: None,
-                exact_seeds: 0,
-                threads: 1,
-                tt_mib: ESTIMATE_TABLE_MIB,
-            };
-            let rules = game.rules();
-            match Engine::new(rules.houses, rules.rules, config) {
-                Ok(engine) => self.engine = Some(engine),
-                Err(e) => return format!("no hint: {e}"),
-            }
-        }
-        let engine = self.engine.as_mut().expect("just made");
-        let indicator = Indicator::spinner("estimating a hint", "");
-        let deadline = Instant::now() + self.time;
-        let never = AtomicBool::new(false);
-        let thought = engine.think(game, deadline, &never, &mut |t| {
-            indicator.set_message(thought_text(t))
-        });
-        indicator.finish();
-        let (what, value) = match thought.action {
-            Action::Sow(mv) => (format!("house {mv}"), thought.value),
-            // The value is the side to move's, which the swap hands to the other player.
-            Action::Swap => ("swap".to_owned(), -thought.value),
-        };
-        if thought.exact {
-            return format!("exact: {what}, {value:+} (final margin for you, stores included)");
-        }
-        format!(
-            "estimate (depth {depth}, not exact): {what}, {value:+} (your store lead {depth} \
-             sowings ahead)\n  no exact hint: {why}",
-            depth = thought.depth
-        )
-    }
-}
-
-/// The table of the engine that makes estimates, in MiB (as `engine:TIME` players have).
-const ESTIMATE_TABLE_MIB: usize = 64;
-
-/// One line on what the anytime engine thinks: `depth 14, best house 3 (+2), 1.23M nodes`.
-fn thought_text(t: &Thought) -> String {
-    let action = match t.action {
-        Action::Sow(mv) => format!("house {mv}"),
-        Action::Swap => "swap".to_owned(),
-    };
-    let nodes = human_count(t.nodes);
-    match t.exact {
-        true => format!("solved: {action} ({:+}), {nodes} nodes", t.value),
-        false => format!(
-            "depth {}, best {action} ({:+}), {nodes} nodes",
-            t.depth, t.value
-        ),
-    }
-}
-
-/// One line on what a player is thinking (see [`Thinking`]).
-fn thinking_text(t: &Thinking) -> String {
-    match t {
-        Thinking::Searched(thought) => thought_text(thought),
-        Thinking::Solving {
-            depth,
-            lower,
-            upper,
-            nodes,
-        } => {
-            let depth = depth.map_or("exactly".to_owned(), |d| format!("to depth {d}"));
-            format!(
-                "solving {depth}: value in [{lower:+}, {upper:+}], {} nodes",
-                human_count(*nodes)
-            )
-        }
-    }
-}
-
-fn describe(a: &kalah::Analysis) -> String {
-    let values: Vec<String> = a
-        .moves
-        .iter()
-        .map(|m| format!("{}:{:+}", m.mv, m.value))
-        .collect();
-    let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
-    format!(
-        "exact values (final margin for you, stores included): {}; best: {}",
-        values.join("  "),
-        best.join(" ")
-    )
-}
-
 /// What a human typed.
 enum Ask {
     Act(Action),
     Redraw,
     Quit,
-}
-
-/// Claims `path` for the record of this game ([`kalah::files::claim`]), before it starts: a
-/// file another game holds, anything but a regular file, a place where no file can be made,
-/// and (unless `force`) a file with something in it that is not the game being `resumed`, are
-/// refused.
-fn claim_record(path: &Path, resumed: Option<&Path>, force: bool) -> Result<Claimed, CliError> {
-    let name = path.display();
-    let claimed = kalah::files::claim(path, false).map_err(|e| match e {
-        ClaimError::InUse => CliError::input(format!(
-            "--record {name} is in use by another game (wait for it to end, or choose another \
-             file)"
-        )),
-        ClaimError::Io(e) => CliError::input(format!("--record {name} cannot be written: {e}")),
-    })?;
-    let resuming = resumed.is_some_and(|r| same_file(r, path));
-    let holds_data = claimed
-        .len()
-        .map_err(|e| CliError::input(format!("--record {name}: {e}")))?
-        > 0;
-    if claimed.existed() && holds_data && !resuming && !force {
-        return Err(CliError::input(format!(
-            "--record {name} already exists and is not the game being resumed: give --force to \
-             replace it"
-        )));
-    }
-    // The first save of a resumed game comes only after a move.
-    kalah::files::check_writable(path)
-        .map_err(|e| CliError::input(format!("--record {name} cannot be written: {e}")))?;
-    Ok(claimed)
-}
-
-/// Whether `a` and `b` name the same file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// A file for `quit` to save the game in, when no --record is given: kalah-saved-game.txt, or
-/// (unless `force`) the first of kalah-saved-game-2.txt, -3, ... that does not exist, so that
-/// no saved game is ever replaced.
-fn claim_saved_game(force: bool) -> Result<Claimed, CliError> {
-    const TRIES: u32 = 1000;
-    for n in 1..=TRIES {
-        let path = match n {
-            1 => PathBuf::from(format!("{SAVED_GAME}.txt")),
-            n => PathBuf::from(format!("{SAVED_GAME}-{n}.txt")),
-        };
-        match kalah::files::claim(&path, false) {
-            Ok(claimed) if force || !claimed.existed() || claimed.is_empty().unwrap_or(false) => {
-                return Ok(claimed);
-            }
-            Ok(_) | Err(ClaimError::InUse) => continue,
-            Err(ClaimError::Io(e)) => {
-                return Err(CliError::failure(format!(
-                    "cannot save the game to {}: {e}",
-                    path.display()
-                )));
-            }
-        }
-    }
-    Err(CliError::failure(format!(
-        "cannot save the game: {SAVED_GAME}.txt to {SAVED_GAME}-{TRIES}.txt all exist (give \
-         --record FILE)"
-    )))
 }
 
 struct Session<R: BufRead> {

@@ -15,7 +15,7 @@ use super::CliError;
 use super::args::{parse_position, print_json, rules_parser, side_parser};
 use super::books::{bounds_text, signed, value_range};
 use super::db_choice::DbChoice;
-use super::progress::{human_count, human_duration};
+use super::human::{human_count, human_duration};
 
 /// Prove the exact value of a position by a campaign that no stopped machine can set back.
 ///
@@ -801,7 +801,7 @@ fn check_solver(
             algorithm: Algorithm::AlphaBeta,
             ..default
         };
-        return super::solve::new_solver(houses, rules, config, None);
+        return super::search::new_solver(houses, rules, config, None);
     }
     let db = if args.by == "lower-levels" {
         match args.db.open(houses, rules)? {
@@ -850,5 +850,5 @@ fn solver_with(
             .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, top)),
         ..default
     };
-    super::solve::new_solver(houses, rules, config, db)
+    super::search::new_solver(houses, rules, config, db)
 }

@@ -282,7 +282,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
             eprintln!("{}", super::db_choice::files_line(&db));
             Some(db)
         }
-        None => super::play::open_db(&args.db, rules, search_seeds, "the replay", threads)?,
+        None => super::game_db::open_db(&args.db, rules, search_seeds, "the replay", threads)?,
     };
     let judge = match kalah_rules {
         Some(r) => {

@@ -31,8 +31,8 @@ use kalah::{Analysis, AnyPosition, Lanes, Position, Rules, Side, SolveError, Sol
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
+use super::super::answer::analysis_json;
 use super::super::args::parse_position_given;
-use super::super::solve::analysis_json;
 
 /// The longest query string taken, in bytes (a 12-house literal needs about 200).
 pub const MAX_QUERY: usize = 2048;

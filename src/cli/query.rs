@@ -1,0 +1,218 @@
+//! `kalah query`: positions answered from the databases or the books at once, searched
+//! otherwise; one, or a batch of them from stdin.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use kalah::book::Book;
+use kalah::db::Tablebase;
+use kalah::{Lanes, Position, Solver, SolverConfig, with_position};
+use serde_json::json;
+
+use super::CliError;
+use super::answer::{Answer, Source, print_analysis};
+use super::args::{PositionArg, RulesArg, parse_position, print_json};
+use super::books::{BookArg, from_book};
+use super::search::{SearchArgs, SearchDb, solver_for};
+use super::search_progress::solve_with_progress;
+use super::table_file::TableFileArgs;
+
+/// The exact value of a position and of every legal move, read from the endgame database when
+/// the position has few enough seeds on the board (at once), or from an opening book when one
+/// proves it (at once; see --no-book), searched otherwise (probing the database inside the
+/// search).
+///
+/// Same output as `analyze`, plus "source": "database", "ledger" or "search".
+///
+/// POSITION `-` reads positions from stdin, one a line (blank lines and `#` comments skipped),
+/// and answers each in turn, one JSON object a line with --json: the databases are opened once
+/// and the search's table stays warm, for thousands of positions in one run. A line that
+/// cannot be answered gets `{"line": N, "error": "..."}` (or a message on stderr) and the
+/// batch goes on; the exit code is then 2. Two things end the batch instead, after the lines
+/// answered so far (exit code 1): a line with no line break within 64 MiB (the input is not
+/// lines of text), and a failure of the databases or of the machine, such as a damaged block
+/// of a level (no later line could be trusted to it: repair the level, see `kalah db verify`). One batch, one board size: the first position sets
+/// the houses (and, with --memory-db, the levels built); the table is at least 512 MiB.
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    position: PositionArg,
+    #[command(flatten)]
+    rules: RulesArg,
+    #[command(flatten)]
+    search: SearchArgs,
+    #[command(flatten)]
+    book: BookArg,
+}
+
+pub fn run(args: QueryArgs) -> Result<(), CliError> {
+    if args.position.position == "-" {
+        return query_batch(&args);
+    }
+    let pos = args.position.parse(args.rules.rules)?;
+    with_position!(pos, p => query_in_batch(&p, &args, &mut None, false))
+}
+
+/// What `kalah query -` keeps from one position to the next: set up for the first position
+/// (its houses, and with --memory-db its seeds), one solver whose table stays warm.
+struct Batch {
+    houses: usize,
+    /// The database files read (none with --memory-db).
+    files: Option<Arc<Tablebase>>,
+    /// The search's settings and databases, set up for the first position searched (levels
+    /// built in memory only then: positions answered at once never wait for them).
+    search: Option<(SolverConfig, SearchDb)>,
+    solver: Option<Solver>,
+    /// The opening books of the batch's board size and rules.
+    book: Book,
+}
+
+/// `kalah query -`: the positions on stdin, one a line (blank lines and lines starting with
+/// `#` skipped), each answered as `query` answers one. A line that cannot be answered gets an
+/// error (on stdout as `{"line": N, "error": ...}` with --json, else on stderr) and the next
+/// lines go on; the exit code is then 2.
+fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
+    use kalah::text::{MAX_LINE, read_line};
+    let json = args.search.json;
+    let mut batch: Option<Batch> = None;
+    let mut failed = 0;
+    let mut input = std::io::stdin().lock();
+    // Lines are read in bounded memory: an over-long or non-UTF-8 line is one error.
+    for i in 0u64.. {
+        let line = read_line(&mut input, MAX_LINE).map_err(|e| {
+            let message = format!("line {}: cannot read the input: {e}", i + 1);
+            match e.kind() {
+                std::io::ErrorKind::InvalidData => CliError::input(message),
+                _ => CliError::failure(message),
+            }
+        })?;
+        let Some(line) = line else { break };
+        let answered = line
+            .into_text(MAX_LINE)
+            .map_err(CliError::input)
+            .and_then(|line| {
+                let text = line.trim();
+                if text.is_empty() || text.starts_with('#') {
+                    return Ok(());
+                }
+                let pos = parse_position(text, args.position.to_move, args.rules.rules)?;
+                with_position!(pos, p => query_in_batch(&p, args, &mut batch, true))
+            });
+        if let Err(e) = answered {
+            failed += 1;
+            if json {
+                print_json(&json!({"line": i + 1, "error": e.message}));
+            } else {
+                eprintln!("kalah: line {}: {}", i + 1, e.message);
+            }
+            // A failure of the machine, not of the line, ends the batch.
+            if e.code != 2 {
+                return Err(e);
+            }
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(CliError::input(format!(
+            "{n} line{} of the input could not be answered",
+            if n == 1 { "" } else { "s" }
+        ))),
+    }
+}
+
+/// One position of a batch (or a batch of one: `kalah query POSITION`): from the database
+/// files at once if they hold them, else searched (probing them). Levels built in memory
+/// (--memory-db) serve the search only. `many`: more positions may follow, so the table is
+/// not sized for this one alone (at least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb).
+fn query_in_batch<L: Lanes>(
+    p: &Position<L>,
+    query: &QueryArgs,
+    batch: &mut Option<Batch>,
+    many: bool,
+) -> Result<(), CliError> {
+    let args = &query.search;
+    let started = Instant::now();
+    let houses = p.houses_per_side();
+    if batch.is_none() {
+        let files = args.files(houses, p.rules())?;
+        let book = query.book.open(&args.db, Some(kalah::book::game_of(p)))?;
+        *batch = Some(Batch {
+            houses,
+            files,
+            search: None,
+            solver: None,
+            book,
+        });
+    }
+    let batch = batch.as_mut().expect("just set up");
+    if houses != batch.houses {
+        return Err(CliError::input(format!(
+            "{houses} houses a side, but the batch's first position has {}: one batch, one \
+             board size",
+            batch.houses
+        )));
+    }
+    if let Some(db) = batch.files.as_deref() {
+        let found = db
+            .analyze(p)
+            .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
+        if let Some(a) = found {
+            let answer = Answer {
+                analysis: &a,
+                elapsed: started.elapsed(),
+                nodes: 0,
+                source: Source::Database(db),
+                bounds: None,
+            };
+            print_analysis(p, None, true, &answer, args.json);
+            return Ok(());
+        }
+    }
+    if !query.book.no_book {
+        let game = kalah::book::game_of(p);
+        batch
+            .book
+            .add_shipped(Some(game))
+            .map_err(|e| CliError::failure(format!("cannot read the opening books: {e}")))?;
+    }
+    // In a batch the bounds go in the JSON only: a line on stderr a position would bury the
+    // errors there.
+    let quiet = args.json || many;
+    let Some(bounds) = from_book(
+        p,
+        &batch.book,
+        batch.files.as_deref(),
+        started,
+        args.json,
+        quiet,
+    )?
+    else {
+        return Ok(());
+    };
+    if batch.search.is_none() {
+        let files = batch.files.clone();
+        let (mut config, db) = args.prepare(houses, p.rules(), p.seeds_on_board(), files)?;
+        if many && args.tt_mb.is_none() {
+            config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
+        }
+        batch.search = Some((config, db));
+    }
+    let (config, db) = batch.search.as_ref().expect("just set up");
+    // A query keeps no table file.
+    let no_file = TableFileArgs::default();
+    if batch.solver.is_none() {
+        batch.solver = Some(solver_for(p, *config, db, &no_file)?);
+    }
+    let solver = batch.solver.as_ref().expect("just made");
+    let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &no_file)?;
+    let answer = Answer {
+        analysis: &a,
+        elapsed,
+        nodes,
+        source: Source::Search(config, db, args.tt_mb.is_some()),
+        bounds,
+    };
+    print_analysis(p, None, true, &answer, args.json);
+    Ok(())
+}

@@ -1,0 +1,298 @@
+//! The search options that `solve`, `analyze` and `query` share, the databases a search
+//! probes (files, or levels built in memory first), and the solver set up from them.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use clap::builder::TypedValueParser as _;
+use kalah::db::Tablebase;
+use kalah::{Algorithm, Lanes, Position, Rules, Solver, SolverConfig};
+
+use super::CliError;
+use super::db_choice::DbChoice;
+use super::progress::Indicator;
+use super::table_file::TableFileArgs;
+
+/// Search options shared by `solve` and `analyze`.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores]. The values
+    /// found do not depend on it.
+    #[arg(long, value_name = "T", value_parser = super::args::threads())]
+    pub threads: Option<usize>,
+
+    /// Transposition table size in MiB, 1 to the machine's physical memory. Default: for this
+    /// board, the least of: by the seeds (512 MiB for Kalah(6,4), doubling every 6 seeds,
+    /// 16 to 8192; with databases, by the seeds above them: 8 MiB for 24, 2048 for 32), room
+    /// for every board that can occur (1 MiB for Kalah(2,2)), and a quarter of the physical
+    /// memory. A table above 512 MiB is used from 64 MiB up, growing with the search.
+    #[arg(long = "tt-mb", value_name = "MIB", value_parser = super::args::mib())]
+    pub tt_mb: Option<usize>,
+
+    /// Search algorithm: minimax (no pruning), memo (memoised minimax), alphabeta (no table),
+    /// scout (NegaScout, no table) or mtdf (MTD(f) with the transposition table, move
+    /// ordering and parallel search: the fastest). All are exact.
+    #[arg(long, default_value = "mtdf", value_parser = clap::builder::PossibleValuesParser::new(Algorithm::ALL.map(Algorithm::as_str)).map(|s| s.parse::<Algorithm>().expect("listed")))]
+    pub algorithm: Algorithm,
+
+    #[command(flatten)]
+    pub db: DbChoice,
+
+    /// Instead of database files, first build the endgame levels up to this many seeds (0 to
+    /// 64) in memory, and look boards up in them instead of searching [default: auto, when no
+    /// database files are read]. Given, the database home is not read. `auto`: for boards of
+    /// 40 seeds or more, the levels up to 30 seeds below the board (one more for every 5 seeds
+    /// above 50), 2 GiB at most (Kalah(6,4): up to 18, 2.5 s to build, and the solve takes half
+    /// the time); `off`: none. A number above the board's seeds builds the levels up to the
+    /// board's seeds (the whole game: a strong solution). Only `--algorithm mtdf` probes
+    /// databases.
+    #[arg(
+        long = "memory-db",
+        value_name = "SEEDS|auto|off",
+        value_parser = parse_memory_db,
+        conflicts_with = "db"
+    )]
+    pub memory_db: Option<MemoryDb>,
+
+    /// Print JSON (see docs/commands.md for the fields).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--memory-db`: which levels to build in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryDb {
+    /// By the seeds on the board ([`kalah::search::auto_memory_db`]).
+    Auto,
+    /// None.
+    Off,
+    /// Levels up to this many seeds.
+    UpTo(u32),
+}
+
+fn parse_memory_db(s: &str) -> Result<MemoryDb, String> {
+    match s {
+        "auto" => Ok(MemoryDb::Auto),
+        "off" => Ok(MemoryDb::Off),
+        _ => match s.parse::<u32>() {
+            Ok(k) if k <= kalah::db::MAX_LEVEL => Ok(MemoryDb::UpTo(k)),
+            Ok(_) => Err(format!(
+                "levels go up to {} seeds at most",
+                kalah::db::MAX_LEVEL
+            )),
+            Err(_) => Err("expected a number of seeds, `auto` or `off`".to_owned()),
+        },
+    }
+}
+
+/// The databases a search probes, if any.
+pub struct SearchDb {
+    /// The levels probed.
+    pub tablebase: Option<Arc<Tablebase>>,
+    /// Built in memory for this search, in this time (`None`: files, or none).
+    pub built: Option<Duration>,
+    /// Why there is none (when `tablebase` is `None`), for people.
+    pub none: String,
+    /// Whether --memory-db was given (not taken by default).
+    pub asked: bool,
+}
+
+impl SearchDb {
+    /// The line that says which databases the search probed.
+    pub fn line(&self) -> String {
+        match (&self.tablebase, self.built) {
+            (Some(tablebase), Some(time)) => format!(
+                "endgame levels 0..={} built in memory first in {:.3} s ({})",
+                tablebase.max_level(),
+                time.as_secs_f64(),
+                if self.asked {
+                    "--memory-db"
+                } else {
+                    "no database files found: --memory-db auto"
+                }
+            ),
+            (Some(tablebase), None) => super::db_choice::files_line(tablebase),
+            (None, _) => self.none.clone(),
+        }
+    }
+}
+
+impl SearchArgs {
+    /// The database files read for `houses` houses under `rules`: none with --memory-db (its
+    /// levels are built for the search instead) or --no-db.
+    pub fn files(&self, houses: usize, rules: Rules) -> Result<Option<Arc<Tablebase>>, CliError> {
+        match self.memory_db {
+            Some(_) => Ok(None),
+            None => self.db.open(houses, rules),
+        }
+    }
+
+    /// The solver's settings and databases for a board of `seeds` seeds: `files`, the
+    /// database files opened by [`SearchArgs::files`], if any; else the levels --memory-db asks
+    /// for (by default when no files are read), built now (with a progress bar).
+    pub fn prepare(
+        &self,
+        houses: usize,
+        rules: Rules,
+        seeds: u32,
+        files: Option<Arc<Tablebase>>,
+    ) -> Result<(SolverConfig, SearchDb), CliError> {
+        if let Some(tablebase) = files {
+            let config = self.config(houses, seeds, Some(tablebase.max_level()));
+            let db = SearchDb {
+                tablebase: Some(tablebase),
+                built: None,
+                none: String::new(),
+                asked: false,
+            };
+            return Ok((config, db));
+        }
+        // Only MTD(f) probes databases; levels above the board's seeds are never reached.
+        let top = match (self.algorithm, self.memory_db.unwrap_or(MemoryDb::Auto)) {
+            (Algorithm::Mtdf, MemoryDb::Auto) => kalah::search::auto_memory_db(houses, seeds),
+            (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
+            _ => None,
+        };
+        let config = self.config(houses, seeds, top);
+        let db = match top {
+            Some(top) => {
+                let (tablebase, time) = build_in_memory(houses, rules, top, config.threads)?;
+                SearchDb {
+                    tablebase: Some(tablebase),
+                    built: Some(time),
+                    none: String::new(),
+                    asked: self.memory_db.is_some(),
+                }
+            }
+            None => SearchDb {
+                tablebase: None,
+                built: None,
+                none: match self.memory_db {
+                    Some(_) => "no endgame database (--memory-db)".to_owned(),
+                    None => self.db.none_found(houses, rules),
+                },
+                asked: self.memory_db.is_some(),
+            },
+        };
+        Ok((config, db))
+    }
+
+    /// The solver's settings for a board of `houses` houses a side with `seeds` seeds,
+    /// searched with databases up to `db_top` seeds if any.
+    pub fn config(&self, houses: usize, seeds: u32, db_top: Option<u32>) -> SolverConfig {
+        let default = SolverConfig::default();
+        SolverConfig {
+            tt_mib: self
+                .tt_mb
+                .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, db_top)),
+            algorithm: self.algorithm,
+            threads: self.threads.unwrap_or(default.threads),
+            ..default
+        }
+    }
+
+    /// The solver for `p` with its settings and databases ([`SearchArgs::prepare`]), fitted
+    /// to --table-file and with that table loaded ([`solver_for`]).
+    pub fn solver<L: Lanes>(
+        &self,
+        p: &Position<L>,
+        table: &TableFileArgs,
+    ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
+        let files = self.files(p.houses_per_side(), p.rules())?;
+        self.solver_given(p, table, files)
+    }
+
+    /// [`SearchArgs::solver`] with the database files already opened ([`SearchArgs::files`]).
+    pub fn solver_given<L: Lanes>(
+        &self,
+        p: &Position<L>,
+        table: &TableFileArgs,
+        files: Option<Arc<Tablebase>>,
+    ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
+        let (houses, rules, seeds) = (p.houses_per_side(), p.rules(), p.seeds_on_board());
+        let (mut config, db) = self.prepare(houses, rules, seeds, files)?;
+        table.fit(&mut config, houses, rules, self.tt_mb)?;
+        let solver = solver_for(p, config, &db, table)?;
+        Ok((solver, config, db))
+    }
+}
+
+/// Builds the levels `0..=top` in memory on `threads` threads, with progress on stderr
+/// ([`Indicator`]); returns them and the time the build took.
+pub fn build_in_memory(
+    houses: usize,
+    rules: Rules,
+    top: u32,
+    threads: usize,
+) -> Result<(Arc<Tablebase>, Duration), CliError> {
+    let fail = |e: String| {
+        CliError::failure(format!(
+            "cannot build the endgame levels up to {top} seeds in memory (--memory-db): {e}"
+        ))
+    };
+    // starts[k]: the entries of the levels below level k; starts[top + 1]: all of them.
+    let starts: Vec<u64> = std::iter::once(0)
+        .chain((0..=top).scan(0, |sum, k| {
+            *sum += kalah::db::level_len(houses, k);
+            Some(*sum)
+        }))
+        .collect();
+    let indicator = Indicator::bar(
+        format!("levels 0..={top} in memory"),
+        starts[top as usize + 1],
+        "entries",
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| fail(e.to_string()))?;
+    let started = Instant::now();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let tablebase = pool
+        .install(|| {
+            kalah::db::build_in_memory(houses, rules, top, &cancel, &|p| {
+                indicator.set_done(starts[p.level as usize] + p.done)
+            })
+        })
+        .map_err(|e| fail(e.to_string()))?;
+    indicator.finish();
+    Ok((Arc::new(tablebase), started.elapsed()))
+}
+
+/// A solver for `p` with `config` and the databases `db`, with --table-file's table loaded
+/// into it (after `config` was fitted to the file: see [`TableFileArgs::fit`]). With a table
+/// file, Ctrl-C from now on only sets a flag, which [`with_progress`] answers by saving.
+pub fn solver_for<L: Lanes>(
+    p: &Position<L>,
+    config: SolverConfig,
+    db: &SearchDb,
+    table: &TableFileArgs,
+) -> Result<Solver, CliError> {
+    let tablebase = db.tablebase.clone();
+    let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
+    if table.period().is_some() {
+        kalah::catch_interrupt();
+        solver.use_whole_table();
+    }
+    if let Some(line) = table.load(&solver)? {
+        eprintln!("{line}");
+    }
+    Ok(solver)
+}
+
+/// A solver for `houses` and `rules` probing `db` if given, or the CLI's error if it cannot
+/// start.
+pub fn new_solver(
+    houses: usize,
+    rules: Rules,
+    config: SolverConfig,
+    db: Option<Arc<Tablebase>>,
+) -> Result<Solver, CliError> {
+    let fail = |e: kalah::SolveError| CliError::failure(format!("cannot start the solver: {e}"));
+    let solver = Solver::new(houses, rules, config).map_err(fail)?;
+    match db {
+        Some(db) => solver.with_tablebase(db).map_err(fail),
+        None => Ok(solver),
+    }
+}

@@ -1,0 +1,102 @@
+//! A solve watched: progress on stderr while the solver works, and the table of --table-file
+//! saved every few minutes, at the end and on Ctrl-C.
+
+use std::time::{Duration, Instant};
+
+use kalah::{Analysis, Lanes, Position, Solver};
+
+use super::CliError;
+use super::progress::Indicator;
+use super::table_file::TableFileArgs;
+
+/// Solves `p` with `solver` and progress on stderr ([`with_progress`]); returns the analysis,
+/// the time and the nodes of this solve.
+pub fn solve_with_progress<L: Lanes>(
+    p: &Position<L>,
+    all_moves: bool,
+    solver: &Solver,
+    table: &TableFileArgs,
+) -> Result<(Analysis, Duration, u64), CliError> {
+    let (analysis, elapsed, nodes) = with_progress(p, solver, table, |on_step| {
+        solver.analyze(p, all_moves, on_step)
+    });
+    let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
+    Ok((analysis, elapsed, nodes))
+}
+
+/// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with
+/// progress on stderr ([`Indicator`]: the nodes, their rate and the last step's bounds; on a
+/// terminal also a line per step above the spinner); with
+/// --table-file, the table is saved every --save-every minutes and at the end, and Ctrl-C saves
+/// it before the process ends (exit code 130). Returns `work`'s result, its time and the nodes
+/// it searched.
+pub fn with_progress<L: Lanes, T>(
+    p: &Position<L>,
+    solver: &Solver,
+    table: &TableFileArgs,
+    work: impl FnOnce(&mut dyn FnMut(&kalah::Progress)) -> T,
+) -> (T, Duration, u64) {
+    let nodes_before = solver.nodes();
+    let indicator = Indicator::spinner("solving", "nodes");
+    let started = Instant::now();
+    let stores = p.store_difference();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (result, elapsed) = std::thread::scope(|scope| {
+        let ticker = scope.spawn(|| {
+            let mut saved = Instant::now();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                indicator.set_done(solver.nodes() - nodes_before);
+                if kalah::interrupted() {
+                    indicator.suspend(|| {
+                        eprintln!("interrupted: saving the table first");
+                        if let Some(line) = table.save(solver) {
+                            match table.check_saved() {
+                                Ok(()) => eprintln!("{line}; the same command resumes from it"),
+                                Err(_) => eprintln!("{line}"),
+                            }
+                        }
+                        std::process::exit(130);
+                    });
+                }
+                if table
+                    .period()
+                    .is_some_and(|period| saved.elapsed() >= period)
+                {
+                    // Said even when stderr is a log, not a terminal.
+                    if let Some(line) = table.save(solver) {
+                        indicator.println(line);
+                    }
+                    saved = Instant::now();
+                }
+                // Woken at once when the solve ends.
+                std::thread::park_timeout(Duration::from_millis(200));
+            }
+        });
+        let mut on_step = |s: &kalah::Progress| {
+            let depth = s
+                .depth
+                .map_or("exact search".to_owned(), |d| format!("depth {d}"));
+            let bounds = format!("value in [{}, {}]", stores + s.lower, stores + s.upper);
+            indicator.set_message(format!("{depth}: {bounds}"));
+            indicator.note(format!(
+                "  {depth}: {bounds} for the side to move, {} nodes, {:.1} s",
+                s.nodes,
+                s.elapsed.as_secs_f64()
+            ));
+        };
+        let result = work(&mut on_step);
+        let elapsed = started.elapsed();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        ticker.thread().unpark();
+        let _ = ticker.join();
+        (result, elapsed)
+    });
+    indicator.finish();
+    if let Some(line) = table.save(solver) {
+        // A failed last save is the command's error (check_saved), said once, not here too.
+        if table.check_saved().is_ok() {
+            eprintln!("{line}");
+        }
+    }
+    (result, elapsed, solver.nodes() - nodes_before)
+}
