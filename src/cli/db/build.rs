@@ -1,0 +1,391 @@
+//! `kalah db build`: levels built by retrograde analysis (on one machine, or split over the
+//! ranks of an MPI job), after their cost is stated and, when large, agreed to.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use kalah::Rules;
+use kalah::db::{DbError, MAX_DB_HOUSES, MAX_LEVEL, build};
+use serde_json::json;
+
+use super::super::CliError;
+use super::super::args::{print_json, rules_parser};
+use super::super::human::{human_bytes, human_duration, human_rate};
+use super::super::progress::Indicator;
+use super::{pool, writer_error};
+
+/// Build levels 0..=K by retrograde analysis, each from the ones below it, in parallel.
+///
+/// Levels already in DIR are checked (every block) and kept, so an interrupted build resumes
+/// where it stopped; each new level is written to a temporary file and renamed into place only
+/// when complete. One build a directory at a time: a second one says which process is building
+/// there and exits with code 2 (readers are not held up). Building up to 2·M·N seeds solves
+/// Kalah(M,N) for every reachable position.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// Houses a side, M (1 to 8).
+    #[arg(long, short = 'm')]
+    houses: usize,
+    /// The top level K: the most seeds on the board (at most 64). Size grows fast: with 6
+    /// houses, levels up to 24 take 0.78 GB, up to 28 3.5 GB, up to 32 13.9 GB.
+    #[arg(long, value_name = "K")]
+    max_seeds: u32,
+    /// Capture rule: `standard` or `empty-capture`.
+    #[arg(long, default_value = "standard", value_parser = rules_parser())]
+    rules: Rules,
+    /// Directory of the level files (created if missing) [default: the database home:
+    /// $KALAH_DB, else $XDG_DATA_HOME/kalah, else ~/.local/share/kalah].
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Build without asking: a build that writes more than 1 GB first states its size, the
+    /// free disk space and an estimated time, and asks.
+    #[arg(long, short = 'y')]
+    yes: bool,
+    /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores; with --mpi, the
+    /// cores shared among the job's ranks on the machine].
+    #[arg(long, value_name = "T", value_parser = super::super::args::threads())]
+    threads: Option<usize>,
+    /// Print JSON: {"houses", "rules", "dir", "ranks", "levels": [{"level", "entries", "bytes",
+    /// "time_ms", "kept", "checksum"}], "entries", "bytes", "time_ms"}.
+    #[arg(long)]
+    json: bool,
+    /// Be one rank of an MPI job: `mpirun -np N kalah db build ... --dir SHARED --mpi`. Each
+    /// rank builds its share of every level (pairs of tables, dealt largest first to the rank
+    /// with the least), over the levels below read from DIR, which every rank must see; rank 0
+    /// writes each level from the shares. The files are byte-identical to a build without
+    /// --mpi, and a killed job run again resumes. Rank 0 asks, draws the progress and prints
+    /// the report. Needs a kalah built with `--features mpi` (see docs/cluster.md).
+    #[arg(long)]
+    mpi: bool,
+}
+
+pub fn run(args: BuildArgs) -> Result<(), CliError> {
+    let dir = super::super::db_choice::dir_or_home(&args.dir)?;
+    if !(1..=MAX_DB_HOUSES).contains(&args.houses) {
+        return Err(CliError::input(format!(
+            "--houses {} is out of range for databases (1 to {MAX_DB_HOUSES})",
+            args.houses
+        )));
+    }
+    if args.max_seeds > MAX_LEVEL {
+        return Err(CliError::input(format!(
+            "--max-seeds {} is above the highest level databases index ({MAX_LEVEL})",
+            args.max_seeds
+        )));
+    }
+    if args.mpi {
+        return run_build_mpi(args, dir);
+    }
+    let pool = pool(args.threads)?;
+    confirm_build(&args, &dir, pool.current_num_threads())?;
+    let display = BuildDisplay::new(&args);
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    // Ctrl-C or SIGTERM stops the build between pieces of work, and says what is kept.
+    kalah::catch_interrupt();
+    let finished = AtomicBool::new(false);
+    let report = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                if kalah::interrupted() {
+                    cancel.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let report = pool.install(|| {
+            build(
+                &dir,
+                args.houses,
+                args.rules,
+                args.max_seeds,
+                &cancel,
+                &|p| display.progress(p),
+            )
+        });
+        finished.store(true, Ordering::Relaxed);
+        report
+    });
+    display.indicator.finish();
+    if let Err(DbError::Cancelled) = report {
+        return Err(CliError {
+            message: format!(
+                "interrupted: the level under way is dropped, every finished level is kept in \
+                 {}; the same command resumes",
+                dir.display()
+            ),
+            code: 130,
+        });
+    }
+    let report = report.map_err(|e| writer_error("cannot build the database", e))?;
+    print_build(&args, &dir, &report, started.elapsed(), None);
+    Ok(())
+}
+
+/// `kalah db build --mpi`: this process is one rank of an MPI job (see
+/// [`kalah::db::distributed`]). Rank 0 asks, draws the progress, prints the report and reports
+/// every failure, with the exit code of the job; the other ranks print nothing and exit 0.
+#[cfg(feature = "mpi")]
+fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
+    use kalah::db::distributed::{build_distributed, refuse};
+    use kalah::db::ranks::Ranks;
+    let ranks = super::super::mpi::start()?;
+    let leader = ranks.rank() == 0;
+    let pool = pool(Some(args.threads.unwrap_or(ranks.default_threads())));
+    if leader {
+        let ready = pool
+            .as_ref()
+            .map_err(|e| CliError::failure(&e.message))
+            .and_then(|pool| confirm_build(&args, &dir, pool.current_num_threads() * ranks.size()));
+        if let Err(e) = ready {
+            refuse(&ranks, &e.message);
+            return Err(e);
+        }
+    }
+    let pool = pool?;
+    let display = leader.then(|| BuildDisplay::new(&args));
+    let cancel = AtomicBool::new(false);
+    let started = Instant::now();
+    let progress = |p| {
+        if let Some(display) = &display {
+            display.progress(p)
+        }
+    };
+    let (houses, rules, top) = (args.houses, args.rules, args.max_seeds);
+    let result = build_distributed(&ranks, &dir, houses, rules, top, &pool, &cancel, &progress);
+    let report = match result {
+        Ok(report) => report,
+        Err(e) if leader => return Err(writer_error("cannot build the database", e)),
+        // Rank 0 reports every failure of the job (this rank's own included) and exits with
+        // its code, which mpirun returns. This rank ends quietly and with 0: a non-zero exit
+        // here could make mpirun kill rank 0 before it says why, and set the job's code.
+        Err(_) => return Ok(()),
+    };
+    if let Some(display) = display {
+        display.indicator.finish();
+        print_build(&args, &dir, &report, started.elapsed(), Some(ranks.size()));
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_build_mpi(_: BuildArgs, _: PathBuf) -> Result<(), CliError> {
+    Err(CliError::input(
+        "--mpi: this kalah was built without MPI; build it with `cargo build --release \
+         --features mpi` (needs Open MPI and libclang: see docs/cluster.md)",
+    ))
+}
+
+/// The progress of a build: the bar of the level being built, and a line a level done.
+struct BuildDisplay {
+    indicator: Indicator,
+    /// The level the indicator shows (u32::MAX: none yet).
+    shown: std::sync::atomic::AtomicU32,
+    /// Entries of the levels above each level, for the whole build's ETA.
+    above: Vec<u64>,
+}
+
+impl BuildDisplay {
+    fn new(args: &BuildArgs) -> BuildDisplay {
+        BuildDisplay {
+            indicator: Indicator::bar("level 0", 0, "entries"),
+            shown: std::sync::atomic::AtomicU32::new(u32::MAX),
+            above: (0..=args.max_seeds)
+                .map(|k| {
+                    (k + 1..=args.max_seeds)
+                        .map(|j| kalah::db::level_len(args.houses, j))
+                        .sum()
+                })
+                .collect(),
+        }
+    }
+
+    fn progress(&self, p: kalah::db::BuildProgress) {
+        let indicator = &self.indicator;
+        if p.finished {
+            let rate = p.total as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            let line = if p.kept {
+                format!(
+                    "  level {:>2}: {:>13} entries, already built (checksum ok), kept",
+                    p.level, p.total
+                )
+            } else {
+                format!(
+                    "  level {:>2}: {:>13} entries, {:>8.2} s, {:>16}",
+                    p.level,
+                    p.total,
+                    p.elapsed.as_secs_f64(),
+                    human_rate(rate, "entries")
+                )
+            };
+            // One line a level on stderr, drawn above the bar on a terminal.
+            indicator.println(line);
+        } else {
+            if self
+                .shown
+                .swap(p.level, std::sync::atomic::Ordering::Relaxed)
+                != p.level
+            {
+                indicator.restart(format!("level {}", p.level), Some(p.total));
+            }
+            indicator.set_done(p.done);
+            // The whole build at this level's rate: a lower bound, as the rate falls with
+            // the level (the levels below outgrow the caches).
+            let above = self.above[p.level as usize];
+            let left = p.total - p.done.min(p.total) + above;
+            let seconds = p.elapsed.as_secs_f64();
+            if above > 0 && p.done > 0 && seconds > 1.0 {
+                let eta = Duration::from_secs_f64(left as f64 * seconds / p.done as f64);
+                indicator.set_message(format!("all levels: eta {}+", human_duration(eta)));
+            }
+        }
+    }
+}
+
+/// Prints what a build did, as text or JSON; `ranks`: the ranks of a split build.
+fn print_build(
+    args: &BuildArgs,
+    dir: &Path,
+    report: &kalah::db::BuildReport,
+    elapsed: Duration,
+    ranks: Option<usize>,
+) {
+    let entries: u64 = report.levels.iter().map(|l| l.entries).sum();
+    let built: Vec<_> = report.levels.iter().filter(|l| !l.kept).collect();
+    if args.json {
+        let levels: Vec<_> = report
+            .levels
+            .iter()
+            .map(|l| {
+                json!({
+                    "level": l.level,
+                    "entries": l.entries,
+                    "bytes": l.bytes,
+                    "time_ms": l.time.as_millis() as u64,
+                    "kept": l.kept,
+                    "checksum": format!("{:016x}", l.checksum),
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "houses": args.houses,
+            "rules": args.rules.as_str(),
+            "dir": dir.display().to_string(),
+            "ranks": ranks.unwrap_or(1),
+            "levels": levels,
+            "entries": entries,
+            "bytes": report.levels.iter().map(|l| l.bytes).sum::<u64>(),
+            "time_ms": elapsed.as_millis() as u64,
+        }));
+        return;
+    }
+    let kept = report.levels.len() - built.len();
+    println!(
+        "{} houses, {} rules, levels 0..={} in {}: {entries} entries (each in the bits of its \
+         level, and a checksum a block), {:.1} s{}",
+        args.houses,
+        args.rules,
+        args.max_seeds,
+        dir.display(),
+        elapsed.as_secs_f64(),
+        match ranks {
+            Some(n) => format!(" on {n} MPI rank{}", if n == 1 { "" } else { "s" }),
+            None => String::new(),
+        }
+    );
+    if kept > 0 {
+        println!(
+            "{kept} levels were already built and checked, {} built now",
+            built.len()
+        );
+    }
+    let built_entries: u64 = built.iter().map(|l| l.entries).sum();
+    if built_entries > 0 {
+        let rate = built_entries as f64 / elapsed.as_secs_f64().max(1e-9);
+        println!("{:.1} M entries/s over the levels built now", rate / 1e6);
+    }
+}
+
+/// Above this many bytes to write, a build states its cost and asks first (unless --yes).
+const ASK_ABOVE_BYTES: u64 = 1_000_000_000;
+
+/// Entries a second that one build thread writes, for the estimate of a build's time: the
+/// 6-house levels 0..24 (1.25·10⁹ entries) took 144-172 s on 2 threads of an AMD EPYC,
+/// about 4 million entries a second a thread. Small levels go faster.
+const BUILD_ENTRIES_PER_THREAD_SECOND: f64 = 4e6;
+
+/// Before a build: refuses it if the disk under `dir` cannot hold the levels to write, and for
+/// one of more than [`ASK_ABOVE_BYTES`] states size, free space and estimated time on stderr
+/// and asks on stdin (unless --yes); anything but `y` or `yes` stops it (exit code 2).
+fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError> {
+    let cost = kalah::db::build_cost(dir, args.houses, args.rules, args.max_seeds)
+        .map_err(|e| CliError::input(format!("cannot build the database: {e}")))?;
+    if cost.levels.is_empty() {
+        return Ok(());
+    }
+    let free = kalah::files::free_space(dir).ok();
+    if let Some(free) = free.filter(|&free| free < cost.bytes) {
+        return Err(CliError::failure(format!(
+            "cannot build the database: levels {} need {} on disk, and {} has {} free",
+            level_ranges(&cost.levels),
+            human_bytes(cost.bytes),
+            dir.display(),
+            human_bytes(free)
+        )));
+    }
+    if cost.bytes <= ASK_ABOVE_BYTES || args.yes {
+        return Ok(());
+    }
+    let seconds = cost.entries as f64 / (BUILD_ENTRIES_PER_THREAD_SECOND * threads as f64);
+    eprintln!(
+        "kalah db build: {} houses, {} rules, levels {} into {}: {} to write ({} free there), \
+         about {} on {threads} thread{}",
+        args.houses,
+        args.rules,
+        level_ranges(&cost.levels),
+        dir.display(),
+        human_bytes(cost.bytes),
+        free.map_or("unknown space".to_owned(), human_bytes),
+        human_duration(Duration::from_secs_f64(seconds)),
+        if threads == 1 { "" } else { "s" }
+    );
+    eprint!("Build it? [y/N] ");
+    let _ = std::io::Write::flush(&mut std::io::stderr());
+    let mut input = std::io::stdin().lock();
+    let answer = match kalah::text::read_line_cut(&mut input, 64) {
+        Ok(Some(kalah::text::Line::Text(text))) => text,
+        _ => {
+            // No answer (the end of the input): end the question's line.
+            eprintln!();
+            String::new()
+        }
+    };
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(CliError::input(
+            "the build was not confirmed (--yes builds without asking)",
+        )),
+    }
+}
+
+/// Levels as ranges: `0..=24`, or `20..=24, 27`.
+fn level_ranges(levels: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < levels.len() {
+        let mut j = i;
+        while j + 1 < levels.len() && levels[j + 1] == levels[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            levels[i].to_string()
+        } else {
+            format!("{}..={}", levels[i], levels[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,89 @@
+//! `kalah db upgrade`: level files of an older form rewritten in the current one.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use clap::Args;
+use kalah::db::upgrade::{Outcome, upgrade};
+use serde_json::json;
+
+use super::super::CliError;
+use super::super::args::print_json;
+use super::writer_error;
+
+/// Rewrite the level files of an older form in DIR in the current one (entries packed at the
+/// level's width, a checksum per block), after checking each one's checksums.
+///
+/// The older forms are format 1 (one byte an entry, one checksum a file) and the first format 2
+/// files (one byte an entry, a checksum per block): the rewrite keeps every entry and shrinks the
+/// files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and reported:
+/// rebuild it (delete it and run `kalah db build`). Files in the current format are left alone.
+/// Takes the directory's build lock, so it cannot run beside a build.
+#[derive(Args, Debug)]
+pub struct UpgradeArgs {
+    /// Directory of the level files [default: the database home].
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Print JSON: {"dir", "files": [{"file", "outcome": "upgraded"|"current"|"failed",
+    /// "error"}], "ok"}.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
+    let dir = super::super::db_choice::dir_or_home(&args.dir)?;
+    let cancel = AtomicBool::new(false);
+    let json = args.json;
+    let report = upgrade(&dir, &cancel, &|u| {
+        if json {
+            return;
+        }
+        let name = u.path.display();
+        match &u.outcome {
+            Outcome::Upgraded => eprintln!("  {name}: upgraded"),
+            Outcome::Current => eprintln!("  {name}: already in the current format"),
+            Outcome::Failed(e) => eprintln!("  FAILED: {e}"),
+        }
+    })
+    .map_err(|e| writer_error("cannot upgrade", e))?;
+    let failed = report
+        .iter()
+        .filter(|u| matches!(u.outcome, Outcome::Failed(_)))
+        .count();
+    let upgraded = report
+        .iter()
+        .filter(|u| matches!(u.outcome, Outcome::Upgraded))
+        .count();
+    if json {
+        let files: Vec<_> = report
+            .iter()
+            .map(|u| {
+                let (outcome, error) = match &u.outcome {
+                    Outcome::Upgraded => ("upgraded", None),
+                    Outcome::Current => ("current", None),
+                    Outcome::Failed(e) => ("failed", Some(e.to_string())),
+                };
+                json!({"file": u.path.display().to_string(), "outcome": outcome, "error": error})
+            })
+            .collect();
+        print_json(&json!({
+            "dir": dir.display().to_string(),
+            "files": files,
+            "ok": failed == 0,
+        }));
+    } else {
+        println!(
+            "{}: {upgraded} files upgraded, {} already current, {failed} failed",
+            dir.display(),
+            report.len() - upgraded - failed
+        );
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(CliError::failure(format!(
+            "{n} file{} could not be upgraded: rebuild {} with `kalah db build`",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "it" } else { "them" }
+        ))),
+    }
+}

@@ -1,0 +1,135 @@
+//! `kalah prove --check`: a sample of a ledger's facts proven again, by another path.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use kalah::prove::fact::Fact;
+use kalah::prove::{self, Recheck};
+use kalah::{Algorithm, Rules, Solver, SolverConfig};
+use serde_json::json;
+
+use super::super::CliError;
+use super::super::args::print_json;
+use super::{ProveArgs, prove_error, read_ledgers, solver_with};
+
+pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    let ledger = read_ledgers(path, args)?;
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    let informative: Vec<usize> = (0..ledger.facts().len())
+        .filter(|&i| ledger.facts()[i].0.is_informative())
+        .collect();
+    let want = (args.sample.unwrap_or(1) as usize).min(informative.len());
+    // A draw without repeats: a partial Fisher-Yates shuffle.
+    let mut rng = kalah::Rng::new(seed);
+    let mut pool = informative;
+    for i in 0..want {
+        let j = i + rng.below((pool.len() - i) as u64) as usize;
+        pool.swap(i, j);
+    }
+    pool.truncate(want);
+    pool.sort_unstable();
+    let mut solvers: Vec<((usize, Rules), Solver)> = Vec::new();
+    let mut wrong = 0;
+    let mut results = Vec::new();
+    let started = Instant::now();
+    for &i in &pool {
+        let (fact, origin) = &ledger.facts()[i];
+        let key = (fact.position.houses_per_side(), fact.position.rules());
+        if !solvers.iter().any(|(k, _)| *k == key) {
+            solvers.push((key, check_solver(args, key.0, key.1, fact)?));
+        }
+        let solver = &solvers.iter().find(|(k, _)| *k == key).expect("made").1;
+        let verdict = prove::recheck(fact, solver).map_err(prove_error)?;
+        let (ok, why) = match &verdict {
+            Recheck::Wrong(why) => {
+                wrong += 1;
+                (false, Some(why.clone()))
+            }
+            _ => (true, None),
+        };
+        if args.json {
+            results.push(
+                json!({"line": origin.line, "file": origin.file.display().to_string(),
+                "position": fact.position.to_string(), "holds": ok, "why": why}),
+            );
+        } else {
+            match why {
+                None => eprintln!(
+                    "{origin}: holds ({} in [{}, {}])",
+                    fact.position, fact.lower, fact.upper
+                ),
+                Some(why) => println!("{origin}: WRONG: {why}"),
+            }
+        }
+    }
+    if args.json {
+        print_json(
+            &json!({"checked": pool.len(), "wrong": wrong, "by": args.by, "seed": seed,
+            "time_ms": started.elapsed().as_millis() as u64, "facts": results}),
+        );
+    } else {
+        println!(
+            "{} facts proven again by {} (seed {seed}): {} hold, {wrong} wrong, {:.1} s",
+            pool.len(),
+            args.by,
+            pool.len() - wrong,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if wrong > 0 {
+        return Err(CliError::failure(format!(
+            "{wrong} of {} facts checked do not hold",
+            pool.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The solver of --check for facts of `houses` houses under `rules`, by the path --by names.
+fn check_solver(
+    args: &ProveArgs,
+    houses: usize,
+    rules: Rules,
+    fact: &Fact,
+) -> Result<Solver, CliError> {
+    if args.by == "alphabeta" {
+        let default = SolverConfig::default();
+        let config = SolverConfig {
+            threads: args.threads.unwrap_or(default.threads),
+            algorithm: Algorithm::AlphaBeta,
+            ..default
+        };
+        return super::super::search::new_solver(houses, rules, config, None);
+    }
+    let db = if args.by == "lower-levels" {
+        match args.db.open(houses, rules)? {
+            Some(db) if db.max_level() >= 2 => {
+                let top = db.max_level() - 2;
+                let dir = db.dir().to_path_buf();
+                Some(std::sync::Arc::new(
+                    kalah::db::Tablebase::open_up_to(
+                        &dir,
+                        houses,
+                        rules,
+                        kalah::db::Access::Map,
+                        Some(top),
+                    )
+                    .map_err(|e| {
+                        CliError::failure(format!(
+                            "cannot open the database in {}: {e}",
+                            dir.display()
+                        ))
+                    })?,
+                ))
+            }
+            _ => None,
+        }
+    } else {
+        None
+    };
+    solver_with(args, houses, rules, fact.position.seeds_on_board(), db)
+}

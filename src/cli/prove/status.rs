@@ -1,0 +1,139 @@
+//! `kalah prove --status`: where a campaign stands, read from its ledgers.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kalah::prove::fact::Bounds;
+use kalah::prove::ledger::Ledger;
+use kalah::prove::{self, Status};
+use kalah::{AnyPosition, Narrow, Position};
+use serde_json::json;
+
+use super::super::CliError;
+use super::super::args::{parse_position, print_json};
+use super::super::books::{bounds_text, signed, value_range};
+use super::super::human::{human_count, human_duration};
+use super::{ProveArgs, given_root, prove_error, read_ledgers};
+
+pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    let ledger = read_ledgers(path, args)?;
+    let root = match given_root(args)? {
+        Some(root) => root,
+        None => root_named(&ledger)?,
+    };
+    let status = Status::of(root, &ledger, args.guess).map_err(prove_error)?;
+    print_status(&status, args.json, args.guess.is_none());
+    Ok(())
+}
+
+/// The root most facts of `ledger` name, as a position.
+fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> {
+    let (fact, origin) = prove::root_of(ledger).ok_or_else(|| {
+        CliError::input("the ledger names no root: give the position (or -m and -n)")
+    })?;
+    let literal = fact
+        .root
+        .as_deref()
+        .expect("root_of names a fact with a root");
+    match parse_position(literal, None, fact.position.rules())? {
+        AnyPosition::Narrow(p) => Ok(p),
+        AnyPosition::Wide(_) => Err(CliError::input(format!(
+            "{origin}: the root {literal} is too large for kalah prove"
+        ))),
+    }
+}
+
+pub fn bounds_json(b: Bounds) -> serde_json::Value {
+    json!({"lower": b.lower, "upper": b.upper, "exact": b.is_exact().then_some(b.lower)})
+}
+
+/// `from_lower`: the next test was worked out with no guess (from the lower bound), as
+/// `--status` without `--guess` does: said, since a campaign tests against its own guess.
+pub fn print_status(s: &Status, json: bool, from_lower: bool) {
+    let root = &s.root;
+    let widest = value_range(root);
+    if json {
+        print_json(&json!({
+            "houses": root.houses_per_side(),
+            "rules": root.rules().as_str(),
+            "position": root.to_string(),
+            "to_move": super::super::args::side_json(root.to_move()),
+            "value": bounds_json(s.value),
+            "moves": s.moves.iter().map(|(mv, b)| {
+                let mut v = bounds_json(*b);
+                v["house"] = json!(mv.house());
+                v
+            }).collect::<Vec<_>>(),
+            "facts": s.facts,
+            "over_budget": s.over_budget,
+            "nodes": s.nodes,
+            "cpu_s": (s.cpu_s * 10.0).round() / 10.0,
+            "tree": s.tree,
+            "test": s.beta.map(|b| json!({"beta": b, "open_leaves": s.open_leaves,
+                "proof": (!prove::is_infinite(s.proof)).then_some(s.proof),
+                "disproof": (!prove::is_infinite(s.disproof)).then_some(s.disproof)})),
+            "torn": s.torn.iter().map(|(p, n)| json!({"file": p.display().to_string(), "bytes": n})).collect::<Vec<_>>(),
+        }));
+        return;
+    }
+    let side = root.to_move().map_or("?".to_owned(), |s| s.to_string());
+    println!(
+        "{root} ({} houses a side), {} rules, {side} to move",
+        root.houses_per_side(),
+        root.rules()
+    );
+    println!(
+        "value: {} for {side}, stores included",
+        bounds_text(s.value, widest)
+    );
+    for (mv, b) in &s.moves {
+        println!("  move {:>2}: {}", mv.house(), bounds_text(*b, widest));
+    }
+    let mean = if s.facts > 0 {
+        s.cpu_s / s.facts as f64
+    } else {
+        0.0
+    };
+    println!(
+        "{} facts ({} over budget, split), {} nodes, {} of CPU ({:.1} s a test); {} positions in the tree",
+        s.facts,
+        s.over_budget,
+        human_count(s.nodes),
+        human_duration(Duration::from_secs_f64(s.cpu_s)),
+        mean,
+        s.tree
+    );
+    match s.beta {
+        None => println!("proven: nothing remains"),
+        Some(beta) => {
+            let number = |n: u64| {
+                if prove::is_infinite(n) {
+                    "never".to_owned()
+                } else {
+                    n.to_string()
+                }
+            };
+            println!(
+                "next{}: is the value >= {}? {} open leaves; at least {} more answers prove it, {} disprove it (if no leaf is split); at {:.1} s a test, the open leaves alone take {}",
+                if from_lower {
+                    " (from the lower bound; the campaign tests against its own guess, --guess G \
+                     shows another)"
+                } else {
+                    ""
+                },
+                signed(beta),
+                s.open_leaves,
+                number(s.proof),
+                number(s.disproof),
+                mean,
+                human_duration(Duration::from_secs_f64(mean * s.open_leaves as f64))
+            );
+        }
+    }
+    for (path, bytes) in &s.torn {
+        println!(
+            "note: {} ends in a torn line of {bytes} bytes (a worker killed mid-write, or writing now); it is not read",
+            path.display()
+        );
+    }
+}
