@@ -9,7 +9,9 @@
 //! ```
 //!
 //! The steps: a position from the URL; its best move clicked in the move list; back; its
-//! worst move clicked on the board; a literal typed into the page (North to move); a literal
+//! worst move clicked on the board, then the best move twice (the graph of the line walked: a
+//! point a sowing at the API's values, the worst move marked as a mistake of its size), back
+//! one sowing; a literal typed into the page (North to move, a new line); a literal
 //! that is not a position (the API's refusal shown, then back, and the page still works); a
 //! start position with no database (searched). After each: the URL, and the values shown equal
 //! the API's for that position. A screenshot of the first position goes to
@@ -17,7 +19,9 @@
 //!
 //! The page is read through the hooks it keeps for tests, nothing else: the ids `position`,
 //! `rules`, `value`, `pv`, `source`, `error`, the input `pick-literal`, the items
-//! `li.move[data-house][data-value]`, the cells `.house.playable[data-house]`, and
+//! `li.move[data-house][data-value]`, the cells `.house.playable[data-house]`, the graph
+//! `svg#graph` with its `.point[data-sowing][data-value]` and `.mistake[data-sowing][data-loss]`,
+//! and
 //! `document.body.dataset.state` (loading, ready or error). Every wait is for a condition,
 //! within [`PATIENCE`]; never a fixed pause.
 //!
@@ -191,6 +195,41 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
         .await?;
     shows_after(&client, addr, "the worst move", worst).await?;
 
+    // The line walked: the first position, its worst move (a mistake: the best move's value
+    // less the worst's), then the best move twice more; one point of the graph a sowing.
+    let after = |mv: &Value| {
+        let position = mv["after"].as_str().expect("after");
+        api(
+            addr,
+            "position",
+            &[("position", position), ("rules", "standard")],
+        )
+    };
+    let mut walked = vec![first.clone(), after(worst)];
+    let lost = first["value"].as_i64().expect("value") - worst["value"].as_i64().expect("value");
+    assert!(lost > 0, "the worst move loses seeds: {first:#}");
+    for n in 0..2 {
+        let here = walked.last().expect("a position");
+        if here["to_move"].is_null() {
+            break;
+        }
+        let best = here["moves"][0].clone();
+        client.find(Locator::Css("li.move")).await?.click().await?;
+        shows_after(&client, addr, &format!("best move {n} of the line"), &best).await?;
+        walked.push(after(&best));
+    }
+    assert!(walked.len() >= 3, "the line goes on after the worst move");
+    assert_graph(&client, &walked, &[(1, lost)]).await?;
+    screenshot(&client, "explorer-line.png").await?;
+    // Back one sowing: the line as it was there.
+    client.back().await?;
+    let previous = &walked[walked.len() - 2];
+    settle(&client, "the line, one sowing back", |p| {
+        p.is_ready() && p.position == previous["position"]
+    })
+    .await?;
+    assert_graph(&client, &walked[..walked.len() - 1], &[(1, lost)]).await?;
+
     // A literal typed in, North to move (the side written after it, as the API writes it).
     let typed = api(
         addr,
@@ -204,6 +243,8 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
     .await?;
     page.assert_shows(&typed);
     assert_url(&client, TYPED, "standard").await?;
+    // A position typed in starts a new line.
+    assert_graph(&client, std::slice::from_ref(&typed), &[]).await?;
 
     // A literal that is not a position: the API's refusal shown, and nothing stale beside it.
     type_literal(&client, INVALID).await?;
@@ -441,6 +482,71 @@ impl Page {
             "#source names the {source}: {context}"
         );
     }
+}
+
+/// Reads the evaluation graph of the line walked (`svg#graph`) in one script.
+const READ_GRAPH: &str = r#"
+const g = document.getElementById('graph');
+const title = g && g.querySelector('title');
+return {
+  shown: !!g && g.checkVisibility(),
+  role: g ? g.getAttribute('role') : null,
+  title: title ? title.textContent.trim() : '',
+  points: g ? Array.from(g.querySelectorAll('.point'),
+                         (p) => [p.dataset.sowing ?? '', p.dataset.value ?? '']) : [],
+  mistakes: g ? Array.from(g.querySelectorAll('.mistake'),
+                           (m) => [m.dataset.sowing ?? '', m.dataset.loss ?? '']) : [],
+};
+"#;
+
+/// Checks that the page draws the line `walked` (the API's answers for each position of it,
+/// the first one shown first): a visible, labelled graph with one point a sowing (and one for
+/// the start), each at the API's value for South, and the `mistakes` (sowing, seeds lost)
+/// marked, no others.
+async fn assert_graph(
+    client: &Client,
+    walked: &[Value],
+    mistakes: &[(usize, i64)],
+) -> Result<(), CmdError> {
+    let g = client.execute(READ_GRAPH, vec![]).await?;
+    let context = format!("graph {g:#}");
+    assert_eq!(g["shown"], true, "the graph is visible: {context}");
+    assert_eq!(g["role"], "img", "{context}");
+    assert!(
+        !g["title"].as_str().unwrap_or_default().is_empty(),
+        "the graph has a title: {context}"
+    );
+    let pairs = |key: &str| -> Vec<(String, String)> {
+        g[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let s = |i: usize| p[i].as_str().unwrap_or_default().to_owned();
+                (s(0), s(1))
+            })
+            .collect()
+    };
+    let want: Vec<(String, String)> = walked
+        .iter()
+        .enumerate()
+        .map(|(k, a)| {
+            let v = a["value"].as_i64().expect("value");
+            let south = if a["to_move"] == "north" { -v } else { v };
+            (k.to_string(), south.to_string())
+        })
+        .collect();
+    assert_eq!(
+        pairs("points"),
+        want,
+        "(sowing, value for South) of each point: {context}"
+    );
+    let want: Vec<(String, String)> = mistakes
+        .iter()
+        .map(|(k, lost)| (k.to_string(), lost.to_string()))
+        .collect();
+    assert_eq!(pairs("mistakes"), want, "(sowing, seeds lost): {context}");
+    Ok(())
 }
 
 /// Reads the page until `until` holds, within [`PATIENCE`]; fails naming `what` and the page
