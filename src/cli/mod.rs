@@ -25,6 +25,7 @@ mod progress;
 mod prove;
 mod query;
 mod replay;
+mod replay_forecast;
 mod replay_plot;
 mod search;
 mod search_progress;

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use kalah::db::Tablebase;
@@ -14,7 +15,9 @@ use serde_json::json;
 use super::CliError;
 use super::args::{play_literal, print_json};
 use super::db_choice::DbChoice;
+use super::human::human_duration;
 use super::progress::Indicator;
+use super::replay_forecast::Forecast;
 
 /// Replay a recorded game: every position, the action played and, under Kalah rules, the exact
 /// value of each sowing against the best one (the mistake, in seeds).
@@ -90,6 +93,10 @@ const ESTIMATE_DEPTH: u8 = 10;
 
 /// What `--solve-seeds` is by default: the top level of the database files plus this.
 const SOLVE_ABOVE_DB: u32 = 12;
+
+/// The time left is shown only once the replay has run this long: before, too few sowings were
+/// timed to forecast from.
+const FORECAST_AFTER: Duration = Duration::from_secs(1);
 
 /// `--solve-seeds` without database files.
 const SOLVE_WITHOUT_DB: u32 = 30;
@@ -301,12 +308,34 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     };
 
     // No bar: an action's time varies a thousandfold (a book or a level answers at once, a
-    // search may take minutes), so an estimate of the time left would mislead.
+    // search may take minutes), so the time left is forecast from the seeds of the sowings
+    // ahead (see `replay_forecast`), not from the actions done.
     let indicator = Indicator::spinner("valuing", "actions");
-    indicator.set_message(format!("of {} in the game", record.actions.len()));
+    let of_all = format!("of {} in the game", record.actions.len());
+    indicator.set_message(&of_all);
+    // The seeds on the board before every action, to forecast the time left.
+    let seeds_before: Vec<u32> = {
+        let mut game = Game::new(rules);
+        record
+            .actions
+            .iter()
+            .map(|&action| {
+                let seeds = game.state().seeds_on_board();
+                game.play(action)
+                    .expect("a parsed record has only legal actions");
+                seeds
+            })
+            .collect()
+    };
+    let mut forecast = Forecast::new(
+        db.as_ref().map(|d| d.max_level()),
+        search_seeds.unwrap_or(0),
+        !args.no_estimates,
+    );
+    let started = Instant::now();
     let mut game = Game::new(rules);
     let mut plies = Vec::with_capacity(record.actions.len());
-    for &action in &record.actions {
+    for (i, &action) in record.actions.iter().enumerate() {
         let state = *game.state();
         let side = state
             .to_move()
@@ -315,10 +344,21 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
         // Under mankalah the first sowing earns no extra turn, which the solver does not know.
         let swap_ahead = rules.pie && game.actions().iter().all(|&(s, _)| s == Side::South)
             || state.first_sowing_passes();
+        let took = Instant::now();
         let valuation = match (action, &judge) {
             (Action::Sow(mv), Some(judge)) if !swap_ahead => judge.value(&state, mv)?,
             _ => None,
         };
+        if let Some(v) = &valuation {
+            forecast.record(state.seeds_on_board(), v.source, took.elapsed());
+            let left = forecast.remaining(seeds_before[i + 1..].iter().copied());
+            match left {
+                Some(left) if started.elapsed() >= FORECAST_AFTER => {
+                    indicator.set_message(format!("{of_all}, about {} left", human_duration(left)))
+                }
+                _ => indicator.set_message(&of_all),
+            }
+        }
         plies.push(Ply {
             state,
             side,
