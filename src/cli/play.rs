@@ -320,8 +320,7 @@ impl<R: BufRead> Session<R> {
                 Some(engine) => {
                     let before = engine.nodes();
                     let indicator = Indicator::spinner(format!("{side} ({who}) thinking"), "");
-                    let mut watch = |t: &Thinking| indicator.set_message(thinking_text(t));
-                    let chosen = engine.choose_watched(&self.game, &mut watch);
+                    let chosen = choose_with_live_nodes(engine.as_mut(), &self.game, &indicator);
                     indicator.finish();
                     let action = chosen.map_err(|e| CliError::failure(format!("{who}: {e}")))?;
                     match (self.verbose, before, engine.nodes()) {
@@ -452,4 +451,50 @@ impl<R: BufRead> Session<R> {
             }
         }
     }
+}
+
+/// `engine`'s choice in `game`, what it reports drawn on `indicator`; an exact solver's
+/// node count is read again every quarter of a second meanwhile, so that the count moves
+/// during a test that lasts seconds (the solver reports only between its tests).
+fn choose_with_live_nodes(
+    engine: &mut dyn Player,
+    game: &Game,
+    indicator: &Indicator,
+) -> Result<Action, kalah::play::PlayError> {
+    let Some(counter) = engine.node_counter() else {
+        let mut watch = |t: &Thinking| indicator.set_message(thinking_text(t));
+        return engine.choose_watched(game, &mut watch);
+    };
+    let last = std::sync::Mutex::new(None::<Thinking>);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let ticker = scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::park_timeout(std::time::Duration::from_millis(250));
+                let last = *last.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(Thinking::Solving {
+                    depth,
+                    lower,
+                    upper,
+                    ..
+                }) = last
+                {
+                    indicator.set_message(thinking_text(&Thinking::Solving {
+                        depth,
+                        lower,
+                        upper,
+                        nodes: counter.get(),
+                    }));
+                }
+            }
+        });
+        let mut watch = |t: &Thinking| {
+            *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(*t);
+            indicator.set_message(thinking_text(t));
+        };
+        let chosen = engine.choose_watched(game, &mut watch);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        ticker.thread().unpark();
+        chosen
+    })
 }

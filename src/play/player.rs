@@ -55,4 +55,10 @@ pub trait Player: Send {
     fn nodes(&self) -> Option<u64> {
         None
     }
+
+    /// A handle on the node count that another thread may read while this player chooses,
+    /// for engines whose steps of [`Thinking`] may be far apart (the exact solver's tests).
+    fn node_counter(&self) -> Option<crate::search::NodeCounter> {
+        None
+    }
 }

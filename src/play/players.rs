@@ -466,4 +466,8 @@ impl Player for Perfect {
     fn nodes(&self) -> Option<u64> {
         Some(self.solver.nodes())
     }
+
+    fn node_counter(&self) -> Option<crate::search::NodeCounter> {
+        Some(self.solver.node_counter())
+    }
 }

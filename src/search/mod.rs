@@ -320,6 +320,17 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
+/// A solver's node count, readable from any thread ([`Solver::node_counter`]).
+#[derive(Clone, Debug)]
+pub struct NodeCounter(Arc<AtomicU64>);
+
+impl NodeCounter {
+    /// Nodes searched so far (updated every few thousand nodes while a search runs).
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// An exact solver for one number of houses and one capture rule.
 pub struct Solver {
     houses: usize,
@@ -327,7 +338,7 @@ pub struct Solver {
     config: SolverConfig,
     tt: TranspositionTable,
     pool: rayon::ThreadPool,
-    nodes: AtomicU64,
+    nodes: Arc<AtomicU64>,
     started: Instant,
     db: Option<Arc<Tablebase>>,
     /// When searches must stop ([`Solver::set_deadline`]).
@@ -356,7 +367,7 @@ impl Solver {
             config,
             tt,
             pool,
-            nodes: AtomicU64::new(0),
+            nodes: Arc::new(AtomicU64::new(0)),
             started: Instant::now(),
             db: None,
             deadline: Mutex::new(None),
@@ -397,6 +408,12 @@ impl Solver {
     /// Nodes searched so far (updated every few thousand nodes while a search runs).
     pub fn nodes(&self) -> u64 {
         self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// A handle on this solver's node count that another thread may read while a search
+    /// runs (progress between the steps a search reports).
+    pub fn node_counter(&self) -> NodeCounter {
+        NodeCounter(self.nodes.clone())
     }
 
     /// The configuration.
@@ -648,7 +665,7 @@ impl Solver {
                 .config
                 .tuning
                 .with_databases(probe.as_ref().map(|p| p.max_level())),
-            nodes: &self.nodes,
+            nodes: &*self.nodes,
             db: probe.as_ref(),
             fault: &fault,
             deadline,
