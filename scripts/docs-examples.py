@@ -29,11 +29,16 @@ an output (a block that matches is left as it is).
 
 Markers. An HTML comment on the line just before a block's fence (invisible on the page):
 
-    <!-- example: skip (why) -->    never run: commands that wait for the network or a
-                                    person (`kalah serve`, `kgp`, `play` at a terminal), MPI
-                                    jobs, builds of many GB; the block is kept as written.
+    <!-- example: skip (why) -->    never run: commands that need a game server, another
+                                    program or a person (`kgp`, `mankalah`, `play` at a
+                                    terminal), MPI jobs, builds of many GB; the block is kept
+                                    as written.
     <!-- example: heavy (why) -->   run only with --heavy: minutes of work or GBs of disk
                                     (6-house levels 0..24 and up); CI runs the rest.
+    <!-- example: background -->    the block's last command (a server) runs in the
+                                    background until the file's examples are done; its
+                                    output is what it printed first (as many lines as the
+                                    block shows, within 30 s). The blocks after it talk to it.
 
 Stated sizes. Sizes stated in prose are listed in SIZES below: a file, a phrase that must
 appear in it, the figure it states and the build it is the size of. `kalah db build --dry-run`
@@ -47,9 +52,11 @@ import difflib
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -59,7 +66,8 @@ HEAD, TAIL = 14, 6
 TIMEOUT = 3600
 
 FENCE = re.compile(r"^(\s*)```console\s*$")
-MARKER = re.compile(r"^\s*<!--\s*example:\s*(skip|heavy)\b.*-->\s*$")
+MARKER = re.compile(r"^\s*<!--\s*example:\s*(skip|heavy|background)\b.*-->\s*$")
+BACKGROUND_WAIT = 30  # seconds for a background command's first lines
 
 # Sizes stated in prose: (file, a phrase of it, the figure the phrase states, the build whose
 # size it is, as `kalah db build` options). `kalah db build --dry-run` gives the build's exact
@@ -222,6 +230,39 @@ class Sandbox:
             "KALAH_PROGRESS_EVERY": "0",  # no progress lines: their number depends on the time taken
         }
 
+    def start(self, command: str, lines: int) -> tuple:
+        """Starts `command` in the background (a session of its own); returns it and its first
+        `lines` lines of output (fewer if it prints less within BACKGROUND_WAIT seconds)."""
+        process = subprocess.Popen(
+            ["bash", "-c", "exec " + command],
+            cwd=self.work,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        printed = []
+        reader = threading.Thread(target=lambda: printed.extend(iter(process.stdout.readline, "")), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + BACKGROUND_WAIT
+        while len(printed) < max(lines, 1) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.1)
+        text = "".join(printed[:max(lines, 1)]).replace(str(self.work) + "/", "").replace(str(self.home), "~")
+        return process, text.rstrip("\n").split("\n") if text.strip() else []
+
+    @staticmethod
+    def stop(process: subprocess.Popen) -> None:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
     def run(self, command: str) -> list:
         done = subprocess.run(
             ["bash", "-c", command],
@@ -246,42 +287,59 @@ def run_file(path: pathlib.Path, check: bool, heavy: bool) -> bool:
     name = path.relative_to(ROOT)
     ok = True
     replacements = []
+    servers = []
     with tempfile.TemporaryDirectory(prefix="kalah-examples-") as tmp:
         sandbox = Sandbox(pathlib.Path(tmp))
-        for block in blocks:
-            if block.marker == "skip" or (block.marker == "heavy" and not heavy):
-                continue
-            started = time.monotonic()
-            outputs = [sandbox.run(command) for command, _ in block.commands]
-            seconds = time.monotonic() - started
-            matched = [output_matches(expected, actual) for (_, expected), actual in zip(block.commands, outputs)]
-            if all(matched):
-                print(f"{name}:{block.start + 1}: ok ({seconds:.1f} s)", file=sys.stderr)
-                continue
-            ok = False
-            # The outputs that still match are kept as written (their times, their `...`).
-            new = block.render([
-                expected if same else cut(actual)
-                for (_, expected), actual, same in zip(block.commands, outputs, matched)
-            ])
-            old = lines[block.start + 1:block.end]
-            if check:
-                diff = difflib.unified_diff(
-                    [normalise(line) for line in old],
-                    [normalise(line) for line in new],
-                    f"{name}:{block.start + 2} (as written, normalised)",
-                    f"{name}:{block.start + 2} (as run now, normalised)",
-                    lineterm="",
-                )
-                print("\n".join(diff))
-            print(f"{name}:{block.start + 1}: differs ({seconds:.1f} s)", file=sys.stderr)
-            replacements.append((block.start + 1, block.end, new))
+        try:
+            for block in blocks:
+                if block.marker == "skip" or (block.marker == "heavy" and not heavy):
+                    continue
+                ok = run_block(name, lines, block, sandbox, servers, check, replacements) and ok
+        finally:
+            for server in servers:
+                sandbox.stop(server)
     if replacements and not check:
         for start, end, new in reversed(replacements):
             lines[start:end] = new
         path.write_text("\n".join(lines))
         print(f"{name}: rewritten", file=sys.stderr)
     return ok
+
+
+def run_block(name, lines: list, block: Block, sandbox: Sandbox, servers: list, check: bool, replacements: list) -> bool:
+    """Runs one block; returns whether its outputs match (noting the block's new text if not)."""
+    started = time.monotonic()
+    outputs = []
+    for n, (command, expected) in enumerate(block.commands):
+        if block.marker == "background" and n + 1 == len(block.commands):
+            server, output = sandbox.start(command, len(expected))
+            servers.append(server)
+            outputs.append(output)
+        else:
+            outputs.append(sandbox.run(command))
+    seconds = time.monotonic() - started
+    matched = [output_matches(expected, actual) for (_, expected), actual in zip(block.commands, outputs)]
+    if all(matched):
+        print(f"{name}:{block.start + 1}: ok ({seconds:.1f} s)", file=sys.stderr)
+        return True
+    # The outputs that still match are kept as written (their times, their `...`).
+    new = block.render([
+        expected if same else cut(actual)
+        for (_, expected), actual, same in zip(block.commands, outputs, matched)
+    ])
+    old = lines[block.start + 1:block.end]
+    if check:
+        diff = difflib.unified_diff(
+            [normalise(line) for line in old],
+            [normalise(line) for line in new],
+            f"{name}:{block.start + 2} (as written, normalised)",
+            f"{name}:{block.start + 2} (as run now, normalised)",
+            lineterm="",
+        )
+        print("\n".join(diff))
+    print(f"{name}:{block.start + 1}: differs ({seconds:.1f} s)", file=sys.stderr)
+    replacements.append((block.start + 1, block.end, new))
+    return False
 
 
 def size_matches(stated: str, output: str) -> bool:
