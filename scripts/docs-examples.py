@@ -100,6 +100,19 @@ SIZES = [
     ("docs/bots.md", "| 8 houses, 0..19 | 4.06 G | 2.51 GB |", "2.51 GB", "--houses 8 --max-seeds 19"),
     ("docs/bots.md", "a laptop, 2.4 GB and 2.5 GB of disk", "2.4 GB", "--houses 7 --max-seeds 22"),
     ("docs/bots.md", "a laptop, 2.4 GB and 2.5 GB of disk", "2.5 GB", "--houses 8 --max-seeds 19"),
+    ("docs/cluster.md", "| 24 | 0.42 G | 0.26 GB | 0.78 GB |", "0.78 GB", "--houses 6 --max-seeds 24"),
+    ("docs/cluster.md", "| 28 | 1.68 G | 1.05 GB | 3.51 GB |", "3.51 GB", "--houses 6 --max-seeds 28"),
+    ("docs/cluster.md", "| 32 | 5.75 G | 4.34 GB | 13.98 GB |", "13.98 GB", "--houses 6 --max-seeds 32"),
+    ("docs/cluster.md", "| 33 | 7.67 G | 5.78 GB | 19.76 GB |", "19.76 GB", "--houses 6 --max-seeds 33"),
+    ("docs/cluster.md", "| 34 | 10.15 G | 7.65 GB | 27.41 GB |", "27.41 GB", "--houses 6 --max-seeds 34"),
+    ("docs/cluster.md", "| 35 | 13.34 G | 10.06 GB | 37.47 GB |", "37.47 GB", "--houses 6 --max-seeds 35"),
+    ("docs/cluster.md", "| 36 | 17.42 G | 13.13 GB | 50.60 GB |", "50.60 GB", "--houses 6 --max-seeds 36"),
+    ("docs/cluster.md", "| 37 | 22.59 G | 17.03 GB | 67.63 GB |", "67.63 GB", "--houses 6 --max-seeds 37"),
+    ("docs/cluster.md", "| 38 | 29.13 G | 21.96 GB | 89.59 GB |", "89.59 GB", "--houses 6 --max-seeds 38"),
+    ("docs/cluster.md", "| 39 | 37.35 G | 28.16 GB | 117.75 GB |", "117.75 GB", "--houses 6 --max-seeds 39"),
+    ("docs/cluster.md", "| 40 | 47.62 G | 35.90 GB | 153.66 GB |", "153.66 GB", "--houses 6 --max-seeds 40"),
+    ("docs/cluster.md", "(standard, 1.25 G entries, 0.78 GB)", "1.25 G entries", "--houses 6 --max-seeds 24"),
+    ("docs/cluster.md", "(standard, 1.25 G entries, 0.78 GB)", "0.78 GB", "--houses 6 --max-seeds 24"),
     ("src/cli/db.rs", "levels up to 24 take 0.78 GB", "0.78 GB", "--houses 6 --max-seeds 24"),
     ("src/cli/db.rs", "up to 28 3.5 GB", "3.5 GB", "--houses 6 --max-seeds 28"),
     ("src/cli/db.rs", "up to 32 14.0 GB", "14.0 GB", "--houses 6 --max-seeds 32"),
@@ -161,6 +174,7 @@ def output_matches(expected: list, actual: list) -> bool:
         memo[(i, j)] = result
         return result
 
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * (len(expected) + len(actual)) + 100))
     return match(0, 0)
 
 
