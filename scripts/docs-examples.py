@@ -34,7 +34,9 @@ Markers. An HTML comment on the line just before a block's fence (invisible on t
                                     terminal), MPI jobs, builds of many GB; the block is kept
                                     as written.
     <!-- example: heavy (why) -->   run only with --heavy: minutes of work or GBs of disk
-                                    (6-house levels 0..24 and up); CI runs the rest.
+                                    (6-house levels 0..24 and up); CI runs the rest. The
+                                    heavy blocks of a file share a home and directory of
+                                    their own, so what they build changes no other output.
     <!-- example: background -->    the block's last command (a server) runs in the
                                     background until the file's examples are done; its
                                     output is what it printed first (as many lines as the
@@ -234,7 +236,7 @@ class Sandbox:
     def __init__(self, tmp: pathlib.Path):
         self.home, self.work, bin_dir = tmp / "home", tmp / "work", tmp / "bin"
         for directory in (self.home, self.work, bin_dir):
-            directory.mkdir()
+            directory.mkdir(parents=True)
         (bin_dir / "kalah").symlink_to(BINARY)
         self.env = {
             "PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
@@ -303,15 +305,18 @@ def run_file(path: pathlib.Path, check: bool, heavy: bool) -> bool:
     replacements = []
     servers = []
     with tempfile.TemporaryDirectory(prefix="kalah-examples-") as tmp:
-        sandbox = Sandbox(pathlib.Path(tmp))
+        # The heavy blocks run in a home and directory of their own, so that what they build
+        # (levels in the home) changes nothing that the other blocks print.
+        light, heavy_box = Sandbox(pathlib.Path(tmp) / "light"), Sandbox(pathlib.Path(tmp) / "heavy")
         try:
             for block in blocks:
                 if block.marker == "skip" or (block.marker == "heavy" and not heavy):
                     continue
+                sandbox = heavy_box if block.marker == "heavy" else light
                 ok = run_block(name, lines, block, sandbox, servers, check, replacements) and ok
         finally:
             for server in servers:
-                sandbox.stop(server)
+                Sandbox.stop(server)
     if replacements and not check:
         for start, end, new in reversed(replacements):
             lines[start:end] = new
