@@ -213,6 +213,53 @@ fn progress_goes_to_a_log_as_plain_lines() {
 }
 
 #[test]
+fn db_build_dry_run_states_the_exact_size_and_builds_nothing() {
+    let dir = fresh_dir("dry-run").join("levels");
+    let dry_run = |dir: &std::path::Path| {
+        let out = cli_common::command()
+            .args([
+                "db",
+                "build",
+                "--houses",
+                "3",
+                "--max-seeds",
+                "8",
+                "--dry-run",
+                "--dir",
+            ])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = dry_run(&dir);
+    assert!(!dir.exists(), "a dry run makes nothing");
+    let bytes: u64 = said
+        .split(" bytes")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no byte count: {said}"));
+    assert!(said.contains("levels 0..=8 into"), "{said}");
+    let out = cli_common::command()
+        .args(["db", "build", "--houses", "3", "--max-seeds", "8", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let written: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap())
+        .filter(|entry| entry.file_name().to_string_lossy().ends_with(".kdb"))
+        .map(|entry| entry.metadata().unwrap().len())
+        .sum();
+    assert_eq!(written, bytes, "{said}");
+    assert!(dry_run(&dir).contains("all built, nothing to write"));
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
+#[test]
 fn bad_input_gives_one_line_and_a_nonzero_exit() {
     let cases: &[(&[&str], &str)] = &[
         (&["show", ""], "empty"),

@@ -665,7 +665,7 @@ impl Solver {
                 .config
                 .tuning
                 .with_databases(probe.as_ref().map(|p| p.max_level())),
-            nodes: &*self.nodes,
+            nodes: &self.nodes,
             db: probe.as_ref(),
             fault: &fault,
             deadline,

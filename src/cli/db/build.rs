@@ -29,7 +29,7 @@ pub struct BuildArgs {
     #[arg(long, short = 'm')]
     houses: usize,
     /// The top level K: the most seeds on the board (at most 64). Size grows fast: with 6
-    /// houses, levels up to 24 take 0.78 GB, up to 28 3.5 GB, up to 32 13.9 GB.
+    /// houses, levels up to 24 take 0.78 GB, up to 28 3.5 GB, up to 32 14.0 GB.
     #[arg(long, value_name = "K")]
     max_seeds: u32,
     /// Capture rule: `standard` or `empty-capture`.
@@ -43,6 +43,10 @@ pub struct BuildArgs {
     /// free disk space and an estimated time, and asks.
     #[arg(long, short = 'y')]
     yes: bool,
+    /// Build nothing: say what the build would write (levels, entries, bytes, the free disk
+    /// space and an estimated time) and exit.
+    #[arg(long, conflicts_with_all = ["yes", "json", "mpi"])]
+    dry_run: bool,
     /// Worker threads, 1 to 64 (4 a core above 16 cores) [default: all cores; with --mpi, the
     /// cores shared among the job's ranks on the machine].
     #[arg(long, value_name = "T", value_parser = super::super::args::threads())]
@@ -79,6 +83,9 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
         return run_build_mpi(args, dir);
     }
     let pool = pool(args.threads)?;
+    if args.dry_run {
+        return dry_run(&args, &dir, pool.current_num_threads());
+    }
     confirm_build(&args, &dir, pool.current_num_threads())?;
     let display = BuildDisplay::new(&args);
     let cancel = AtomicBool::new(false);
@@ -317,12 +324,50 @@ const ASK_ABOVE_BYTES: u64 = 1_000_000_000;
 /// about 4 million entries a second a thread. Small levels go faster.
 const BUILD_ENTRIES_PER_THREAD_SECOND: f64 = 4e6;
 
+/// What building levels `0..=args.max_seeds` into `dir` would write (the levels not there yet).
+fn build_cost(args: &BuildArgs, dir: &Path) -> Result<kalah::db::BuildCost, CliError> {
+    kalah::db::build_cost(dir, args.houses, args.rules, args.max_seeds)
+        .map_err(|e| CliError::input(format!("cannot build the database: {e}")))
+}
+
+/// The time a build of `entries` entries on `threads` threads is estimated to take.
+fn estimated_time(entries: u64, threads: usize) -> String {
+    let seconds = entries as f64 / (BUILD_ENTRIES_PER_THREAD_SECOND * threads as f64);
+    human_duration(Duration::from_secs_f64(seconds))
+}
+
+/// `db build --dry-run`: one line on stdout saying what the build would write; nothing built.
+fn dry_run(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError> {
+    let cost = build_cost(args, dir)?;
+    let variant = format!("{} houses, {} rules", args.houses, args.rules);
+    if cost.levels.is_empty() {
+        println!(
+            "{variant}, levels 0..={} in {}: all built, nothing to write",
+            args.max_seeds,
+            dir.display()
+        );
+        return Ok(());
+    }
+    let free = kalah::files::free_space(dir).map_or("unknown space".to_owned(), human_bytes);
+    println!(
+        "{variant}, levels {} into {}: {} entries, {} bytes ({}) to write, {free} free there, \
+         about {} on {threads} thread{} (--dry-run: nothing built)",
+        level_ranges(&cost.levels),
+        dir.display(),
+        cost.entries,
+        cost.bytes,
+        human_bytes(cost.bytes),
+        estimated_time(cost.entries, threads),
+        if threads == 1 { "" } else { "s" }
+    );
+    Ok(())
+}
+
 /// Before a build: refuses it if the disk under `dir` cannot hold the levels to write, and for
 /// one of more than [`ASK_ABOVE_BYTES`] states size, free space and estimated time on stderr
 /// and asks on stdin (unless --yes); anything but `y` or `yes` stops it (exit code 2).
 fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError> {
-    let cost = kalah::db::build_cost(dir, args.houses, args.rules, args.max_seeds)
-        .map_err(|e| CliError::input(format!("cannot build the database: {e}")))?;
+    let cost = build_cost(args, dir)?;
     if cost.levels.is_empty() {
         return Ok(());
     }
@@ -339,7 +384,6 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
     if cost.bytes <= ASK_ABOVE_BYTES || args.yes {
         return Ok(());
     }
-    let seconds = cost.entries as f64 / (BUILD_ENTRIES_PER_THREAD_SECOND * threads as f64);
     eprintln!(
         "kalah db build: {} houses, {} rules, levels {} into {}: {} to write ({} free there), \
          about {} on {threads} thread{}",
@@ -349,7 +393,7 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
         dir.display(),
         human_bytes(cost.bytes),
         free.map_or("unknown space".to_owned(), human_bytes),
-        human_duration(Duration::from_secs_f64(seconds)),
+        estimated_time(cost.entries, threads),
         if threads == 1 { "" } else { "s" }
     );
     eprint!("Build it? [y/N] ");
