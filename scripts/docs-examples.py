@@ -115,9 +115,9 @@ SIZES = [
     ("docs/cluster.md", "| 40 | 47.62 G | 35.90 GB | 153.66 GB |", "153.66 GB", "--houses 6 --max-seeds 40"),
     ("docs/cluster.md", "(standard, 1.25 G entries, 0.78 GB)", "1.25 G entries", "--houses 6 --max-seeds 24"),
     ("docs/cluster.md", "(standard, 1.25 G entries, 0.78 GB)", "0.78 GB", "--houses 6 --max-seeds 24"),
-    ("src/cli/db.rs", "levels up to 24 take 0.78 GB", "0.78 GB", "--houses 6 --max-seeds 24"),
-    ("src/cli/db.rs", "up to 28 3.5 GB", "3.5 GB", "--houses 6 --max-seeds 28"),
-    ("src/cli/db.rs", "up to 32 14.0 GB", "14.0 GB", "--houses 6 --max-seeds 32"),
+    ("src/cli/db/build.rs", "levels up to 24 take 0.78 GB", "0.78 GB", "--houses 6 --max-seeds 24"),
+    ("src/cli/db/build.rs", "up to 28 3.5 GB", "3.5 GB", "--houses 6 --max-seeds 28"),
+    ("src/cli/db/build.rs", "up to 32 14.0 GB", "14.0 GB", "--houses 6 --max-seeds 32"),
     ("scripts/build-deep.sh", "14.0 GB of disk", "14.0 GB", "--houses 6 --max-seeds 32"),
 ]
 
