@@ -204,10 +204,17 @@ impl Book {
         }
         let rules = pos.rules();
         let own = self.f_bounds(pos.board(), rules);
-        // A campaign's root has no fact of its own: its bounds are its tree's.
+        // A campaign's root has no fact of its own: its bounds are its tree's, when the facts
+        // know a position of it (a tree the facts know nothing of only says what its first
+        // sowings do: nothing proven).
         let tree = Position::<Narrow>::from_setup(&pos.to_setup(), rules)
             .ok()
             .and_then(|narrow| Tree::grow(narrow, &self.ledger, MAX_TREE).ok())
+            .filter(|tree| {
+                tree.nodes()
+                    .iter()
+                    .any(|n| self.ledger.known(rules, n.board()).is_some())
+            })
             .map(|tree| tree.root().bounds);
         let f = match (own, tree) {
             (Some(a), Some(b)) => a.meet(b).unwrap_or(a),

@@ -238,6 +238,13 @@ fn a_book_that_lies_is_an_error_never_a_value() {
 fn bounds_a_ledger_proves_are_shown_as_bounds() {
     let home = fresh_dir("book-bounds");
     let start = "<4,0,0,3,3,3,3,3,3,3,3>";
+    // No fact of its variant: nothing is said to be proven (what its first sowings alone
+    // bound is no fact).
+    let out = kalah_in(&home, &["query", "<4,5,2,0,1,4,2,3,0,2,1>", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("ledgers prove"), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(answer["ledger_bounds"].is_null(), "{answer}");
     let searched: Value =
         serde_json::from_slice(&kalah_in(&home, &["query", start, "--json"]).stdout).unwrap();
     let value = searched["value"].as_i64().unwrap();
