@@ -85,7 +85,7 @@ def suite(args):
                     "name": r["position"],
                     "k": r["max_level"],
                     "threads": 1,
-                    "cmd": ["analyze", r["position"]],
+                    "cmd": ["analyze", r["position"], "--no-book"],
                 }
             )
     return rows
