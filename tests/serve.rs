@@ -321,8 +321,21 @@ fn bad_and_hostile_requests_get_400s_naming_the_field_and_the_server_lives() {
         "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
         "a".repeat(40_000)
     );
-    assert_eq!(server.raw(huge.as_bytes()).0, 431);
+    let (status, body) = server.raw(huge.as_bytes());
+    assert_eq!(status, 431);
+    assert!(
+        body.contains("\"error\""),
+        "JSON, not an empty body: {body:?}"
+    );
     assert_eq!(server.raw(b"NONSENSE\r\n\r\n").0, 400);
+    // A raw `<` in the URL, which hyper cannot read: a 400 whose JSON says to encode it.
+    let (status, head, body) = server.exchange(
+        b"GET /api/v1/position?position=<4,0,0,3,3,3,3,3,3,3,3> HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    assert_eq!(status, 400, "{head}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    let got: Value = serde_json::from_str(&body).expect("a JSON body");
+    assert!(got["error"].as_str().unwrap().contains("%3C"), "{got}");
     // Still alive and right.
     let (status, got) = server.get("/api/v1/start?houses=2&seeds=2");
     assert_eq!((status, got["variant"].as_str()), (200, Some("Kalah(2,2)")));
@@ -392,6 +405,7 @@ fn sigterm_finishes_cleanly_and_every_request_was_logged() {
         assert_eq!(server.get("/api/v1/start?houses=2&seeds=1").0, 200);
     }
     assert_eq!(server.get("/nowhere").0, 404);
+    assert_eq!(server.raw(b"GET /a<b HTTP/1.1\r\nHost: x\r\n\r\n").0, 400);
     let (status, stderr) = server.stop(Duration::from_secs(10));
     assert!(status.success(), "{status:?}: {stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
@@ -405,6 +419,13 @@ fn sigterm_finishes_cleanly_and_every_request_was_logged() {
     );
     assert!(
         lines.iter().any(|l| l.contains(" GET /nowhere 404 ")),
+        "{stderr}"
+    );
+    // The request hyper could not read is logged too, with no method or target.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(" - - 400 ") && l.contains("could not be read")),
         "{stderr}"
     );
     assert!(stderr.contains("SIGTERM"), "{stderr}");

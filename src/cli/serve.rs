@@ -5,12 +5,15 @@
 //! accept ──► a connection (HTTP/1.1, keep-alive): at most --max-connections at once, its
 //!   │        request head within 10 s and 16 KiB, at most 30 s idle between requests
 //!   └──► request ──► router (api.rs) ──► response ──► one access-log line on stderr
+//!   └──► a request hyper cannot read (a raw `<` in the URL): its empty 400 written as
+//!        JSON instead, and logged (unparsed.rs)
 //!
 //! SIGINT / SIGTERM ──► stop accepting; requests under way finish (a search within its
 //!                       budget); the process then exits 0
 //! ```
 
 mod api;
+mod unparsed;
 
 use std::convert::Infallible;
 use std::io::Write as _;
@@ -170,7 +173,10 @@ async fn serve(args: ServeArgs, api: Arc<api::Api>) -> Result<(), CliError> {
             .timer(TokioTimer::new())
             .header_read_timeout(HEAD_TIMEOUT)
             .max_buf_size(MAX_HEAD)
-            .serve_connection(TokioIo::new(stream), service);
+            .serve_connection(
+                TokioIo::new(unparsed::Unparsed::new(stream, peer, log)),
+                service,
+            );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let _ = connection.await;
@@ -299,6 +305,28 @@ impl Log {
             )
         };
         write_line(line);
+    }
+
+    /// One line for a request that could not be read (hyper answered it with `status`): no
+    /// method or target to log.
+    fn unparsed(self, peer: SocketAddr, status: u16, started: Instant) {
+        let time = kalah::play::record::UtcTime::now();
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        write_line(if self.json {
+            json!({
+                "time": time.to_string(),
+                "peer": peer.to_string(),
+                "method": null,
+                "target": null,
+                "status": status,
+                "bytes": null,
+                "ms": (ms * 1000.0).round() / 1000.0,
+                "note": "the request could not be read",
+            })
+            .to_string()
+        } else {
+            format!("{time} {peer} - - {status} - {ms:.3}ms (the request could not be read)")
+        });
     }
 
     /// A line about the server itself.
