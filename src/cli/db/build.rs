@@ -290,13 +290,15 @@ fn print_build(
         return;
     }
     let kept = report.levels.len() - built.len();
+    let bytes: u64 = report.levels.iter().map(|l| l.bytes).sum();
     println!(
-        "{} houses, {} rules, levels 0..={} in {}: {entries} entries (each in the bits of its \
-         level, and a checksum a block), {:.1} s{}",
+        "{} houses, {} rules, levels 0..={} in {}: {entries} entries in {bytes} bytes ({}: each \
+         entry in the bits of its level, a checksum a block), {:.1} s{}",
         args.houses,
         args.rules,
         args.max_seeds,
         dir.display(),
+        human_bytes(bytes),
         elapsed.as_secs_f64(),
         match ranks {
             Some(n) => format!(" on {n} MPI rank{}", if n == 1 { "" } else { "s" }),
