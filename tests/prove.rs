@@ -437,3 +437,48 @@ fn a_worker_killed_at_random_moments_resumes_to_the_same_value() {
     assert_eq!(status["value"]["exact"], value, "{status}");
     assert_eq!(status["position"], root.to_string());
 }
+
+#[test]
+fn a_ledger_replaced_under_its_writer_loses_no_fact() {
+    let dir = TempDir::new("prove", "replaced");
+    let root = start(4, 2, Rules::Standard);
+    let made = dir.0.join("made.jsonl");
+    campaign(root, &made, 1_000, false);
+    let text = std::fs::read_to_string(&made).unwrap();
+    let facts: Vec<Fact> = text.lines().map(|l| Fact::from_line(l).unwrap()).collect();
+    assert!(facts.len() >= 4, "{text}");
+    let path = dir.0.join("ledger.jsonl");
+    let mut writer = LedgerWriter::open(&path).unwrap();
+    writer.append(&facts[0]).unwrap();
+    // Replaced as `git checkout` or `git stash` replace a file: another file renamed over it
+    // (the writer's open file is then gone from the directory).
+    let other = dir.0.join("other.jsonl");
+    std::fs::write(&other, format!("{}\n", facts[1].to_line())).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    writer.append(&facts[2]).unwrap();
+    let lines = |p: &Path| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let now = lines(&path);
+    for f in &facts[..3] {
+        assert_eq!(
+            now.iter().filter(|l| **l == f.to_line()).count(),
+            1,
+            "{now:?}"
+        );
+    }
+    // Removed: made again, with every fact written.
+    std::fs::remove_file(&path).unwrap();
+    writer.append(&facts[3]).unwrap();
+    let now = lines(&path);
+    for f in &facts[..4] {
+        assert!(now.contains(&f.to_line()), "{now:?}");
+    }
+    let mut ledger = Ledger::new();
+    ledger.add_file(&path).unwrap();
+    assert_eq!(ledger.facts().len(), 4);
+}

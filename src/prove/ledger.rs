@@ -375,7 +375,14 @@ impl LedgerWriter {
     }
 
     /// Appends `fact` as one line, in one write, and syncs it to the disk.
+    ///
+    /// If the path no longer names the file opened (a `git checkout`, `stash` or `pull`, a
+    /// copy renamed over it, a removal), the fact goes to the file the path names now, made if
+    /// missing, together with every line of the file opened that the new one lacks: no fact
+    /// written before is lost with the replaced file, and the worker, which reads the ledger
+    /// by its path, sees what it wrote.
     pub fn append(&mut self, fact: &Fact) -> Result<(), LedgerError> {
+        self.follow_path()?;
         let mut line = fact.to_line();
         line.push('\n');
         self.file
@@ -390,6 +397,56 @@ impl LedgerWriter {
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Moves to the file the path names now if it is not the one opened, carrying over the
+    /// lines it lacks (see [`LedgerWriter::append`]).
+    fn follow_path(&mut self) -> Result<(), LedgerError> {
+        if self.still_at_path() {
+            return Ok(());
+        }
+        let io = |error| LedgerError::Io {
+            file: self.path.clone(),
+            error,
+        };
+        let mut old = String::new();
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        (&self.file).read_to_string(&mut old).map_err(io)?;
+        let mut next = LedgerWriter::open(&self.path)?;
+        let mut now = String::new();
+        next.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        (&next.file).read_to_string(&mut now).map_err(io)?;
+        let present: std::collections::HashSet<&str> = now.lines().collect();
+        // Whole lines only: a torn last line was never a fact.
+        let whole = &old[..old.rfind('\n').map_or(0, |i| i + 1)];
+        let missing: String = whole
+            .lines()
+            .filter(|line| !line.is_empty() && !present.contains(line))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        next.file.seek(SeekFrom::End(0)).map_err(io)?;
+        next.file
+            .write_all(missing.as_bytes())
+            .and_then(|()| next.file.sync_data())
+            .map_err(io)?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Whether the path still names the file opened (always, where that cannot be asked).
+    fn still_at_path(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match (self.file.metadata(), std::fs::metadata(&self.path)) {
+                (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            true
+        }
     }
 }
 
