@@ -249,14 +249,29 @@ pub fn build_in_memory(
         .map_err(|e| fail(e.to_string()))?;
     let started = Instant::now();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let tablebase = pool
-        .install(|| {
-            kalah::db::build_in_memory(houses, rules, top, &cancel, &|p| {
-                indicator.set_done(starts[p.level as usize] + p.done)
-            })
+    // Ctrl-C or SIGTERM stops the build between pieces of work, and says so.
+    kalah::catch_interrupt();
+    let tablebase = pool.install(|| {
+        kalah::db::build_in_memory(houses, rules, top, &cancel, &|p| {
+            if kalah::interrupted() {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            indicator.set_done(starts[p.level as usize] + p.done)
         })
-        .map_err(|e| fail(e.to_string()))?;
+    });
     indicator.finish();
+    let tablebase = match tablebase {
+        Err(kalah::db::DbError::Cancelled) => {
+            return Err(CliError {
+                message: format!(
+                    "interrupted while building the levels 0..={top} in memory (--memory-db); \
+                     nothing was written to disk"
+                ),
+                code: 130,
+            });
+        }
+        other => other.map_err(|e| fail(e.to_string()))?,
+    };
     Ok((Arc::new(tablebase), started.elapsed()))
 }
 
