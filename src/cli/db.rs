@@ -92,6 +92,24 @@ fn open_base(
     Tablebase::open_up_to(dir, houses, rules, Access::Map, max_level)
 }
 
+/// The end of `db info` and `db verify`: with `json`, the report of the databases in `dir`;
+/// then Ok without defects, else the first one, with the number of the others.
+fn report_end(
+    json: bool,
+    dir: &Path,
+    databases: Vec<serde_json::Value>,
+    defects: Vec<String>,
+) -> Result<(), CliError> {
+    if json {
+        super::args::print_json(&serde_json::json!({
+            "dir": dir.display().to_string(),
+            "databases": databases,
+            "ok": defects.is_empty(),
+        }));
+    }
+    first_defect(defects)
+}
+
 /// Ok without defects; else the first one, with the number of the others.
 fn first_defect(mut defects: Vec<String>) -> Result<(), CliError> {
     match defects.len() {

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::super::CliError;
 use super::super::args::print_json;
-use super::{databases_in, first_defect, open_base};
+use super::{databases_in, open_base, report_end};
 
 /// List the databases in DIR: houses, rules, levels, entries, bytes and fingerprints (headers
 /// and file lengths are checked; entries are not read: see `db verify`). A gap in the levels
@@ -116,12 +116,5 @@ pub fn run(args: InfoArgs) -> Result<(), CliError> {
             );
         }
     }
-    if args.json {
-        print_json(&json!({
-            "dir": dir.display().to_string(),
-            "databases": databases,
-            "ok": defects.is_empty(),
-        }));
-    }
-    first_defect(defects)
+    report_end(args.json, &dir, databases, defects)
 }

@@ -9,9 +9,8 @@ use kalah::db::verify::{Coverage, VerifyStep};
 use serde_json::json;
 
 use super::super::CliError;
-use super::super::args::print_json;
 use super::super::progress::Indicator;
-use super::{databases_in, first_defect, open_base, pool};
+use super::{databases_in, open_base, pool, report_end};
 
 /// Check every level in DIR: headers, every block against its checksum and, for a sample of
 /// entries (or all), that each entry is the best of its moves.
@@ -151,12 +150,5 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
         }));
     }
     indicator.finish();
-    if args.json {
-        print_json(&json!({
-            "dir": dir.display().to_string(),
-            "databases": databases,
-            "ok": defects.is_empty(),
-        }));
-    }
-    first_defect(defects)
+    report_end(args.json, &dir, databases, defects)
 }
