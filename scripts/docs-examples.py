@@ -266,8 +266,7 @@ class Sandbox:
         while len(printed) < max(lines, 1) and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.05)
         time.sleep(0.1)
-        text = "".join(printed[:max(lines, 1)]).replace(str(self.work) + "/", "").replace(str(self.home), "~")
-        return process, text.rstrip("\n").split("\n") if text.strip() else []
+        return process, self.lines_of("".join(printed[:max(lines, 1)]))
 
     @staticmethod
     def stop(process: subprocess.Popen) -> None:
@@ -290,7 +289,12 @@ class Sandbox:
             text=True,
             timeout=TIMEOUT,
         )
-        text = done.stdout.replace(str(self.work) + "/", "").replace(str(self.home), "~")
+        return self.lines_of(done.stdout)
+
+    def lines_of(self, text: str) -> list:
+        """What a command printed, as the reader sees it: its lines, the working directory's
+        paths relative and the home written `~`."""
+        text = text.replace(str(self.work) + "/", "").replace(str(self.home), "~")
         return text.rstrip("\n").split("\n") if text.strip() else []
 
 

@@ -350,7 +350,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
             _ => None,
         };
         if let Some(v) = &valuation {
-            forecast.record(state.seeds_on_board(), v.source, took.elapsed());
+            forecast.record(seeds_before[i], v.source, took.elapsed());
             let left = forecast.remaining(seeds_before[i + 1..].iter().copied());
             match left {
                 Some(left) if started.elapsed() >= FORECAST_AFTER => {

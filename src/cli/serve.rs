@@ -165,7 +165,13 @@ async fn serve(args: ServeArgs, api: Arc<api::Api>) -> Result<(), CliError> {
                     .to_owned();
                 let response = router.oneshot(request).await?;
                 let bytes = response.body().size_hint().exact();
-                log.request(peer, &method, &target, response.status(), bytes, started);
+                log.request(
+                    peer,
+                    Some((&method, &target)),
+                    response.status().as_u16(),
+                    bytes,
+                    Some(started.elapsed()),
+                );
                 Ok::<_, Infallible>(response)
             }
         });
@@ -273,60 +279,51 @@ struct Log {
 }
 
 impl Log {
-    /// One line for one request: time, peer, method, target, status, body bytes, duration.
+    /// One line for one request: time, peer, method, target, status, body bytes, duration. A
+    /// request that could not be read (`read` is `None`: hyper answered it itself) has no
+    /// method, target, bytes or duration to log (`-`, or null in JSON) and says so.
     fn request(
         self,
         peer: SocketAddr,
-        method: &hyper::Method,
-        target: &str,
-        status: hyper::StatusCode,
+        read: Option<(&hyper::Method, &str)>,
+        status: u16,
         bytes: Option<u64>,
-        started: Instant,
+        elapsed: Option<Duration>,
     ) {
         let time = kalah::play::record::UtcTime::now();
-        let target = kalah::text::escape_within(target, MAX_LOGGED_TARGET);
-        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let method = read.map(|(m, _)| m.as_str());
+        let target = read.map(|(_, t)| kalah::text::escape_within(t, MAX_LOGGED_TARGET));
+        let ms = elapsed.map(|d| d.as_secs_f64() * 1e3);
+        let unread = read.is_none().then_some("the request could not be read");
         let line = if self.json {
-            json!({
+            let mut line = json!({
                 "time": time.to_string(),
                 "peer": peer.to_string(),
-                "method": method.as_str(),
+                "method": method,
                 "target": target,
-                "status": status.as_u16(),
+                "status": status,
                 "bytes": bytes,
-                "ms": (ms * 1000.0).round() / 1000.0,
-            })
-            .to_string()
+                "ms": ms.map(|ms| (ms * 1000.0).round() / 1000.0),
+            });
+            if let Some(note) = unread {
+                line["note"] = json!(note);
+            }
+            line.to_string()
         } else {
-            let bytes = bytes.map_or("-".to_owned(), |b| b.to_string());
-            format!(
-                "{time} {peer} {method} {target} {} {bytes} {ms:.3}ms",
-                status.as_u16()
-            )
+            let dash = |v: Option<String>| v.unwrap_or_else(|| "-".to_owned());
+            let mut line = format!(
+                "{time} {peer} {} {} {status} {} {}",
+                method.unwrap_or("-"),
+                dash(target),
+                dash(bytes.map(|b| b.to_string())),
+                dash(ms.map(|ms| format!("{ms:.3}ms"))),
+            );
+            if let Some(note) = unread {
+                line.push_str(&format!(" ({note})"));
+            }
+            line
         };
         write_line(line);
-    }
-
-    /// One line for a request that could not be read (hyper answered it with `status`): no
-    /// method or target to log.
-    fn unparsed(self, peer: SocketAddr, status: u16, started: Instant) {
-        let time = kalah::play::record::UtcTime::now();
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        write_line(if self.json {
-            json!({
-                "time": time.to_string(),
-                "peer": peer.to_string(),
-                "method": null,
-                "target": null,
-                "status": status,
-                "bytes": null,
-                "ms": (ms * 1000.0).round() / 1000.0,
-                "note": "the request could not be read",
-            })
-            .to_string()
-        } else {
-            format!("{time} {peer} - - {status} - {ms:.3}ms (the request could not be read)")
-        });
     }
 
     /// A line about the server itself.

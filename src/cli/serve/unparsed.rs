@@ -16,7 +16,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -131,7 +130,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Unparsed<S> {
         if this.pending.is_none() {
             match hyper_error_status(buf) {
                 Some(status) => {
-                    this.log.unparsed(this.peer, status, Instant::now());
+                    this.log.request(this.peer, None, status, None, None);
                     this.pending = Some((rewritten(status), 0));
                 }
                 None => return Pin::new(&mut this.inner).poll_write(cx, buf),
