@@ -482,3 +482,121 @@ fn a_ledger_replaced_under_its_writer_loses_no_fact() {
     ledger.add_file(&path).unwrap();
     assert_eq!(ledger.facts().len(), 4);
 }
+
+#[test]
+fn a_campaign_keeps_its_table_in_a_file_from_one_run_to_the_next() {
+    let dir = TempDir::new("prove", "table-file");
+    let ledger = dir.0.join("ledger.jsonl");
+    let table = dir.0.join("table.ktt");
+    let root = start(5, 3, Rules::Standard);
+    let (l, t) = (ledger.to_str().unwrap(), table.to_str().unwrap());
+    let args = move |jobs: Option<&'static str>| {
+        let mut a = vec![
+            "prove",
+            "-m",
+            "5",
+            "-n",
+            "3",
+            "--no-db",
+            "--tt-mb",
+            "16",
+            "--budget",
+            "20000",
+            "--threads",
+            "1",
+        ];
+        a.extend(["--ledger", l, "--table-file", t]);
+        if let Some(n) = jobs {
+            a.extend(["--jobs", n]);
+        }
+        a
+    };
+    // Three tests, then stop: the table is saved at the end.
+    let first = cli_common::kalah(&args(Some("3")));
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{stderr}");
+    assert!(stderr.contains("table saved to"), "{stderr}");
+    assert!(table.exists());
+    // The next run loads it and carries the campaign to the solver's value.
+    let second = cli_common::kalah(&args(None));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(second.status.success(), "{stderr}");
+    assert!(stderr.contains("table loaded from"), "{stderr}");
+    let status = cli_common::json(&["prove", "--status", ledger.to_str().unwrap(), "--json"]);
+    assert_eq!(status["value"]["exact"], solved(&root), "{status}");
+    // A table of other houses is refused before any test; so is a table where none is kept.
+    let other = cli_common::kalah(&[
+        "prove",
+        "-m",
+        "4",
+        "-n",
+        "3",
+        "--no-db",
+        "--ledger",
+        ledger.to_str().unwrap(),
+        "--table-file",
+        table.to_str().unwrap(),
+    ]);
+    assert_eq!(other.status.code(), Some(2), "{other:?}");
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert!(stderr.contains("--table-file"), "{stderr}");
+    let status_with_table = cli_common::kalah(&[
+        "prove",
+        "--status",
+        ledger.to_str().unwrap(),
+        "--table-file",
+        table.to_str().unwrap(),
+    ]);
+    assert_eq!(status_with_table.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&status_with_table.stderr);
+    assert!(
+        stderr.contains("--table-file keeps the table of a campaign"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_campaign_stopped_mid_test_saves_its_table_first() {
+    let dir = TempDir::new("prove", "table-term");
+    let ledger = dir.0.join("ledger.jsonl");
+    let table = dir.0.join("table.ktt");
+    // One test of Kalah(6,4) with no levels and no budget to speak of: it runs for seconds.
+    let child = cli_common::command()
+        .args([
+            "prove",
+            "-m",
+            "6",
+            "-n",
+            "4",
+            "--no-db",
+            "--tt-mb",
+            "16",
+            "--budget",
+            "1000000000000",
+            "--threads",
+            "1",
+        ])
+        .arg("--ledger")
+        .arg(&ledger)
+        .arg("--table-file")
+        .arg(&table)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let out = cli_common::wait_within(child, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("table saved to"), "{stderr}");
+    assert!(
+        stderr.contains("the table file keeps what it had searched"),
+        "{stderr}"
+    );
+    assert!(table.exists());
+}

@@ -19,6 +19,7 @@ use kalah::{AnyPosition, Narrow, Position, Rules, Side, Solver, SolverConfig, Va
 use super::CliError;
 use super::args::{parse_position, rules_parser, side_parser};
 use super::db_choice::DbChoice;
+use super::table_file::TableFileArgs;
 
 /// Prove the exact value of a position by a campaign that no stopped machine can set back.
 ///
@@ -113,6 +114,11 @@ pub struct ProveArgs {
     #[command(flatten)]
     db: DbChoice,
 
+    // A campaign's table kept in a file: a campaign stopped mid-test resumes that test where
+    // the last save left it, and what the tests before it searched stays known.
+    #[command(flatten)]
+    table: TableFileArgs,
+
     /// Where the campaign of LEDGER stands: the root's bounds, each first move's, the facts,
     /// the CPU spent, the open leaves. Reads --read too; writes nothing.
     #[arg(long, value_name = "LEDGER", conflicts_with_all = ["check", "merge", "ledger"])]
@@ -187,6 +193,16 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         return Err(CliError::input(format!(
             "at most {MAX_FILES} ledgers at once"
         )));
+    }
+    if args.table.table_file.is_some()
+        && (!args.merge.is_empty()
+            || args.status.is_some()
+            || args.check.is_some()
+            || args.book.is_some())
+    {
+        return Err(CliError::input(
+            "--table-file keeps the table of a campaign; --merge, --status, --check and --book run none",
+        ));
     }
     if !args.merge.is_empty() {
         return merge::run(&args);
@@ -282,14 +298,23 @@ fn prove_error(e: ProveError) -> CliError {
     }
 }
 
-/// The solver and databases of a campaign on `root`.
+/// The solver and databases of a campaign on `root`, with the table of --table-file loaded
+/// (and the whole table in use, as a table kept in a file is).
 fn campaign_solver(
     args: &ProveArgs,
     root: &Position<Narrow>,
 ) -> Result<(Solver, Option<std::sync::Arc<kalah::db::Tablebase>>), CliError> {
     let (houses, rules) = (root.houses_per_side(), root.rules());
     let db = args.db.open(houses, rules)?;
-    let solver = solver_with(args, houses, rules, root.seeds_on_board(), db.clone())?;
+    let mut config = config_with(args, houses, root.seeds_on_board(), db.as_ref());
+    args.table.fit(&mut config, houses, rules, args.tt_mb)?;
+    let solver = super::search::new_solver(houses, rules, config, db.clone())?;
+    if args.table.period().is_some() {
+        solver.use_whole_table();
+    }
+    if let Some(line) = args.table.load(&solver)? {
+        eprintln!("{line}");
+    }
     Ok((solver, db))
 }
 
@@ -302,14 +327,25 @@ fn solver_with(
     seeds: u32,
     db: Option<std::sync::Arc<kalah::db::Tablebase>>,
 ) -> Result<Solver, CliError> {
+    let config = config_with(args, houses, seeds, db.as_ref());
+    super::search::new_solver(houses, rules, config, db)
+}
+
+/// The solver settings of --threads and --tt-mb, or a table sized as `solve` sizes it for
+/// `seeds` seeds above `db`.
+fn config_with(
+    args: &ProveArgs,
+    houses: usize,
+    seeds: u32,
+    db: Option<&std::sync::Arc<kalah::db::Tablebase>>,
+) -> SolverConfig {
     let default = SolverConfig::default();
-    let top = db.as_ref().map(|d| d.max_level());
-    let config = SolverConfig {
+    let top = db.map(|d| d.max_level());
+    SolverConfig {
         threads: args.threads.unwrap_or(default.threads),
         tt_mib: args
             .tt_mb
             .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, top)),
         ..default
-    };
-    super::search::new_solver(houses, rules, config, db)
+    }
 }

@@ -1,6 +1,6 @@
-//! `--table-file`: a long solve's transposition table kept on disk. It is loaded at the start,
-//! saved every few minutes while the solve runs and saved again at its end, so a solve that
-//! was stopped resumes with what it had proven.
+//! `--table-file`: the transposition table of a long solve or campaign kept on disk. It is
+//! loaded at the start, saved every few minutes while the search runs and saved again at its
+//! end, so work that was stopped resumes with what it had proven.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -12,21 +12,21 @@ use kalah::{Algorithm, Rules, Solver, SolverConfig};
 
 use super::CliError;
 
-/// The table file options of `solve` and `analyze`.
+/// The table file options of `solve`, `analyze` and `prove`.
 #[derive(Args, Debug, Clone, Default)]
 pub struct TableFileArgs {
     /// Keep the transposition table in FILE. If FILE exists it is loaded first: it must be a
-    /// table of the same houses and rules, and its size sets the table's. While the solve runs
-    /// the table is saved to FILE every --save-every minutes, and once more at the end; Ctrl-C
-    /// saves it before the process ends. A solve stopped in any way (Ctrl-C, a crash, a reboot)
-    /// and run again with the same FILE resumes with all it had proven by the last save. The
-    /// bounds hold for every position of the same houses and rules, so one FILE also serves
-    /// other positions.
+    /// table of the same houses and rules, and its size sets the table's. While the search runs
+    /// (a solve, or a campaign's tests) the table is saved to FILE every --save-every minutes,
+    /// and once more at the end; Ctrl-C saves it before the process ends. Work stopped in any
+    /// way (Ctrl-C, a crash, a reboot) and run again with the same FILE resumes with all it had
+    /// proven by the last save. The bounds hold for every position of the same houses and
+    /// rules, so one FILE also serves other positions (and every test of a campaign).
     #[arg(long, value_name = "FILE")]
     pub table_file: Option<PathBuf>,
 
-    /// Minutes between saves of --table-file while a solve runs, 0.01 to 1440 (more often
-    /// than every 0.6 s a solve would do little but save; a day apart is as good as never).
+    /// Minutes between saves of --table-file while the search runs, 0.01 to 1440 (more often
+    /// than every 0.6 s a search would do little but save; a day apart is as good as never).
     #[arg(
         long,
         value_name = "MIN",

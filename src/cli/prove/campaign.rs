@@ -55,20 +55,48 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
             human_count(args.budget),
         );
     }
-    // Ctrl-C stops the test in flight (its work is lost; every fact before it is on disk).
+    // Ctrl-C stops the test in flight (its work is lost but for what --table-file keeps;
+    // every fact before it is on disk).
     kalah::catch_interrupt();
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
         cancel_on_interrupt(scope, &done, &solver);
+        if let Some(period) = args.table.period() {
+            // The table saved every --save-every minutes while the tests run.
+            let (solver, done) = (&solver, &done);
+            scope.spawn(move || {
+                let mut saved = Instant::now();
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(200));
+                    if saved.elapsed() >= period && !done.load(Ordering::Relaxed) {
+                        if let Some(line) = args.table.save(solver) {
+                            eprintln!("{line}");
+                        }
+                        saved = Instant::now();
+                    }
+                }
+            });
+        }
         let result = campaign_loop(args, &mut campaign, started);
         done.store(true, Ordering::Relaxed);
         result
     });
+    // Whatever ended the campaign, the table keeps what its tests proved (a test stopped
+    // midway stored only what it had finished).
+    if let Some(line) = args.table.save(&solver) {
+        eprintln!("{line}");
+    }
+    args.table.check_saved()?;
     match outcome {
         Err(ProveError::Solve(kalah::SolveError::Cancelled)) => {
+            let kept = if args.table.period().is_some() {
+                " (the table file keeps what it had searched)"
+            } else {
+                ""
+            };
             eprintln!(
-                "interrupted: the test in flight is dropped, every fact before it is in {}; the same command resumes",
+                "interrupted: the test in flight is dropped{kept}, every fact before it is in {}; the same command resumes",
                 own.display()
             );
             let status = campaign.status().map_err(prove_error)?;
