@@ -600,3 +600,42 @@ fn a_campaign_stopped_mid_test_saves_its_table_first() {
     );
     assert!(table.exists());
 }
+
+#[test]
+fn status_says_when_nearly_every_recent_test_was_split() {
+    let dir = TempDir::new("prove", "recent");
+    let ledger = dir.0.join("ledger.jsonl");
+    let l = ledger.to_str().unwrap();
+    // Kalah(6,4) with no levels, 1000 nodes a test: nearly every test runs out and splits.
+    let out = cli_common::kalah(&[
+        "prove",
+        "-m",
+        "6",
+        "-n",
+        "4",
+        "--no-db",
+        "--tt-mb",
+        "16",
+        "--threads",
+        "1",
+        "--budget",
+        "1000",
+        "--jobs",
+        "12",
+        "--ledger",
+        l,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = cli_common::json(&["prove", "--status", l, "--json"]);
+    assert_eq!(status["recent"]["tests"], 12, "{status}");
+    let over = status["recent"]["over_budget"].as_u64().unwrap();
+    assert_eq!(status["over_budget"], over, "{status}");
+    let human = cli_common::kalah(&["prove", "--status", l]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    let said = format!("of the last 12 tests, {over} ran out of their budget and were split");
+    assert_eq!(text.contains(&said), over >= 11, "{text}");
+}

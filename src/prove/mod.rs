@@ -181,7 +181,16 @@ pub struct Status {
     pub disproof: u64,
     /// Files whose last line is torn, with its bytes.
     pub torn: Vec<(PathBuf, u64)>,
+    /// The last searches of the ledgers (at most [`RECENT`], in the order read; lookups in the
+    /// levels left out) ...
+    pub recent: usize,
+    /// ... and how many of them ran out of their budget: when nearly all do, the tree grows
+    /// by its splits faster than answers close it.
+    pub recent_over: usize,
 }
+
+/// The searches [`Status::recent`] looks back on.
+pub const RECENT: usize = 100;
 
 impl Status {
     /// Where the campaign of `root` stands by `ledger` (tested against `guess`, stores
@@ -214,6 +223,12 @@ impl Status {
             .map(|e| (e.mv, shift(tree.edge_bounds(e))))
             .collect();
         let facts = ledger.facts();
+        let searches: Vec<&Fact> = facts
+            .iter()
+            .map(|(f, _)| f)
+            .filter(|f| f.budget.is_some())
+            .collect();
+        let recent = &searches[searches.len().saturating_sub(RECENT)..];
         Ok(Status {
             root,
             value: shift(b),
@@ -232,6 +247,8 @@ impl Status {
                 .into_iter()
                 .map(|(p, n)| (p.to_path_buf(), n))
                 .collect(),
+            recent: recent.len(),
+            recent_over: recent.iter().filter(|f| f.over_budget).count(),
         })
     }
 }

@@ -72,6 +72,7 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool) {
             "test": s.beta.map(|b| json!({"beta": b, "open_leaves": s.open_leaves,
                 "proof": (!prove::is_infinite(s.proof)).then_some(s.proof),
                 "disproof": (!prove::is_infinite(s.disproof)).then_some(s.disproof)})),
+            "recent": {"tests": s.recent, "over_budget": s.recent_over},
             "torn": s.torn.iter().map(|(p, n)| json!({"file": p.display().to_string(), "bytes": n})).collect::<Vec<_>>(),
         }));
         return;
@@ -129,6 +130,13 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool) {
                 human_duration(Duration::from_secs_f64(mean * s.open_leaves as f64))
             );
         }
+    }
+    // Nearly every recent test split: the estimate above only shrinks if answers come.
+    if s.beta.is_some() && s.recent >= 10 && s.recent_over * 10 >= s.recent * 9 {
+        println!(
+            "of the last {} tests, {} ran out of their budget and were split: at this budget the tree grows faster than answers close it (a larger --budget splits less; each test then takes longer)",
+            s.recent, s.recent_over
+        );
     }
     for (path, bytes) in &s.torn {
         println!(
