@@ -31,6 +31,9 @@
 #   RUNS         runs of each solver, 1..20 (default 3), taken in turn; the best time is kept
 #   CACHE_BITS   CMancala's and Irving's table, 2^CACHE_BITS entries, 20..30 (default 26)
 #   TIMEOUT      seconds a run may take before it is stopped, 1..86400 (default 3600)
+#   WARM         1 (default): first `kalah db warm --max-level LEVELS` (in KALAH_DB or the home),
+#                so that kalah's levels are in the page cache in 2 MiB pages as `db build` leaves
+#                them, not in whatever pieces the cache has broken them into since; 0: as they are
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,6 +65,14 @@ fi
 if [ -n "${KALAH_TT_MB:-}" ]; then
   bounded KALAH_TT_MB "$KALAH_TT_MB" 1 65536
   kalah_args+=(--tt-mb "$((10#$KALAH_TT_MB))")
+fi
+
+WARM=${WARM:-1}
+[[ "$WARM" =~ ^[01]$ ]] || die "WARM must be 0 or 1 (got '$WARM')"
+if [ "$WARM" = 1 ]; then
+  warm_args=(db warm --max-level "$LEVELS")
+  if [ -n "${KALAH_DB:-}" ]; then warm_args+=(--dir "$KALAH_DB"); fi
+  "$KALAH" "${warm_args[@]}" | tail -n1 >&2 || die "kalah db warm failed"
 fi
 
 solvers=(kalah)

@@ -341,6 +341,62 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// What [`warm_file`] did to one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Warmed {
+    /// The file's bytes, all read.
+    pub bytes: u64,
+    /// Of them, the bytes the page cache now holds in 2 MiB pieces mapped whole (Linux
+    /// `FilePmdMapped`); `None` where the OS does not say.
+    pub huge_bytes: Option<u64>,
+}
+
+/// Loads `file` (a database level, never written again) into the page cache in 2 MiB pieces
+/// where the OS allows: its cached pages that no process maps are dropped ([`drop_cached`]),
+/// then every page is read through a huge-page map ([`map_file`]), which reads the file back
+/// in 2 MiB pieces. Pages another process maps stay as they are.
+///
+/// Why: the page cache may hold a level in small pieces (read with plain reads, or partly
+/// reclaimed under memory pressure and faulted back a page at a time), and then a search
+/// pays a TLB miss on most probes. Measured: Kalah(6,4) on the levels 0..24, one thread,
+/// 1.55-1.60 s with level 24 in small pieces, 1.34 s with every level in 2 MiB pieces.
+pub fn warm_file(file: &std::fs::File) -> std::io::Result<Warmed> {
+    drop_cached(file);
+    let map = map_file(file)?;
+    let mut sum = 0u8;
+    // One byte a 4 KiB page: each fault reads (and maps) its whole piece.
+    for i in (0..map.len()).step_by(4096) {
+        sum ^= map[i];
+    }
+    std::hint::black_box(sum);
+    Ok(Warmed {
+        bytes: map.len() as u64,
+        huge_bytes: huge_mapped(map.as_ptr() as usize),
+    })
+}
+
+/// The bytes mapped in 2 MiB pieces (`FilePmdMapped`) of this process's map starting at
+/// `start`, from /proc/self/smaps; `None` where it cannot be read.
+fn huge_mapped(start: usize) -> Option<u64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let head = format!("{start:x}-");
+    let mut inside = false;
+    for line in smaps.lines() {
+        if line.contains('-') && line.split_whitespace().count() >= 5 && !line.ends_with("kB") {
+            // A map's first line: "start-end perms offset dev inode [path]".
+            inside = line.starts_with(&head);
+            continue;
+        }
+        if inside {
+            if let Some(rest) = line.strip_prefix("FilePmdMapped:") {
+                let kib: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
+                return Some(kib * 1024);
+            }
+        }
+    }
+    None
+}
+
 /// Asks the OS to drop the cached pages of `file`, which must be synced (clean pages only are
 /// dropped; Linux `posix_fadvise(POSIX_FADV_DONTNEED)`, elsewhere nothing). Only advice: the
 /// file is unchanged, and the next read or map loads it again.

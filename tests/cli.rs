@@ -1278,3 +1278,60 @@ fn a_table_file_save_that_fails_is_an_error_after_the_answer() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
+    let dir = fresh_dir("cli-warm");
+    let d = dir.to_str().unwrap();
+    let built = json(&[
+        "db",
+        "build",
+        "-m",
+        "3",
+        "--max-seeds",
+        "12",
+        "--dir",
+        d,
+        "--json",
+    ]);
+    let warm = json(&["db", "warm", "--dir", d, "--json"]);
+    let levels = warm["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 13, "{warm}");
+    let on_disk: u64 = (0..=12)
+        .map(|k| {
+            std::fs::metadata(dir.join(format!("kalah-3-standard-{k:03}.kdb")))
+                .unwrap()
+                .len()
+        })
+        .sum();
+    assert_eq!(warm["bytes"], on_disk, "{warm} {built}");
+    for l in levels {
+        assert_eq!(l["houses"], 3);
+        assert_eq!(l["rules"], "standard");
+        // Small files fit no 2 MiB page; where the OS says, it says at most all of them.
+        if let Some(h) = l["huge_bytes"].as_u64() {
+            assert!(h <= l["bytes"].as_u64().unwrap(), "{l}");
+        }
+    }
+    let some = json(&["db", "warm", "--dir", d, "--max-level", "4", "--json"]);
+    assert_eq!(some["levels"].as_array().unwrap().len(), 5);
+    // The files are unchanged: they still verify.
+    let verified = json(&["db", "verify", "--dir", d, "--json"]);
+    assert_eq!(verified["ok"], true);
+    // A level that is a FIFO is refused at once, named.
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("kalah-3-standard-013.kdb");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let out = cli_common::kalah_within(&["db", "warm", "--dir", d], LIMIT);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("kalah-3-standard-013.kdb"), "{stderr}");
+    }
+    // A directory with no level in it is an error that says so.
+    let empty = fresh_dir("cli-warm-empty");
+    let out = kalah(&["db", "warm", "--dir", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no level file"));
+}

@@ -1,10 +1,11 @@
-//! `kalah db build|verify|info|upgrade`: the endgame databases on disk; each subcommand in a
+//! `kalah db build|verify|info|upgrade|warm`: the endgame databases on disk; each subcommand in a
 //! file of its own under `db/`, what they share here.
 
 mod build;
 mod info;
 mod upgrade;
 mod verify;
+mod warm;
 
 use std::path::Path;
 
@@ -35,6 +36,7 @@ enum DbCommand {
     Verify(verify::VerifyArgs),
     Info(info::InfoArgs),
     Upgrade(upgrade::UpgradeArgs),
+    Warm(warm::WarmArgs),
 }
 
 pub fn run(args: DbArgs) -> Result<(), CliError> {
@@ -43,6 +45,7 @@ pub fn run(args: DbArgs) -> Result<(), CliError> {
         DbCommand::Verify(a) => verify::run(a),
         DbCommand::Info(a) => info::run(a),
         DbCommand::Upgrade(a) => upgrade::run(a),
+        DbCommand::Warm(a) => warm::run(a),
     }
 }
 

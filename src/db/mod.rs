@@ -43,6 +43,7 @@ pub mod storage;
 pub mod tablebase;
 pub mod upgrade;
 pub mod verify;
+pub mod warm;
 
 pub use build::{BuildCost, BuildProgress, BuildReport, build, build_cost, build_in_memory};
 pub use index::{Layout, MAX_DB_HOUSES, MAX_LEVEL, level_len};
