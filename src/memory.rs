@@ -359,7 +359,7 @@ pub struct Warmed {
 /// Why: the page cache may hold a level in small pieces (read with plain reads, or partly
 /// reclaimed under memory pressure and faulted back a page at a time), and then a search
 /// pays a TLB miss on most probes. Measured: Kalah(6,4) on the levels 0..24, one thread,
-/// 1.55-1.60 s with level 24 in small pieces, 1.34 s with every level in 2 MiB pieces.
+/// 1.55-1.69 s with level 24 in small pieces, 1.34-1.44 s with every level in 2 MiB pieces.
 pub fn warm_file(file: &std::fs::File) -> std::io::Result<Warmed> {
     drop_cached(file);
     let map = map_file(file)?;

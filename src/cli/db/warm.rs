@@ -14,8 +14,8 @@ use super::super::args::print_json;
 ///
 /// The page cache can hold a level in 4 KiB pieces: read with plain reads, or partly reclaimed
 /// under memory pressure and read back a page at a time. A search then pays a page walk on most
-/// of its probes (Kalah(6,4) on the levels 0..24, one thread: 1.55-1.60 s with level 24 in small
-/// pieces, 1.34 s with every level in 2 MiB pieces). `db warm` drops each level's cached pages
+/// of its probes (Kalah(6,4) on the levels 0..24, one thread: 1.55-1.69 s with level 24 in small
+/// pieces, 1.34-1.44 s with every level in 2 MiB pieces). `db warm` drops each level's cached pages
 /// that no process maps and reads the level back through a map advised to use huge pages,
 /// then says how much of it the cache holds in 2 MiB pieces. Nothing is written; pages that a
 /// running search or campaign maps stay as they are (stop it first to warm them too). Levels
