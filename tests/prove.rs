@@ -483,6 +483,25 @@ fn a_ledger_replaced_under_its_writer_loses_no_fact() {
     assert_eq!(ledger.facts().len(), 4);
 }
 
+/// `kalah prove` of the start of Kalah(M,N), no levels, a 16 MiB table, one thread (node counts
+/// that do not depend on scheduling), BUDGET nodes a test.
+fn no_db_campaign<'a>(m: &'a str, n: &'a str, budget: &'a str) -> Vec<&'a str> {
+    vec![
+        "prove",
+        "-m",
+        m,
+        "-n",
+        n,
+        "--no-db",
+        "--tt-mb",
+        "16",
+        "--threads",
+        "1",
+        "--budget",
+        budget,
+    ]
+}
+
 #[test]
 fn a_campaign_keeps_its_table_in_a_file_from_one_run_to_the_next() {
     let dir = TempDir::new("prove", "table-file");
@@ -491,20 +510,7 @@ fn a_campaign_keeps_its_table_in_a_file_from_one_run_to_the_next() {
     let root = start(5, 3, Rules::Standard);
     let (l, t) = (ledger.to_str().unwrap(), table.to_str().unwrap());
     let args = move |jobs: Option<&'static str>| {
-        let mut a = vec![
-            "prove",
-            "-m",
-            "5",
-            "-n",
-            "3",
-            "--no-db",
-            "--tt-mb",
-            "16",
-            "--budget",
-            "20000",
-            "--threads",
-            "1",
-        ];
+        let mut a = no_db_campaign("5", "3", "20000");
         a.extend(["--ledger", l, "--table-file", t]);
         if let Some(n) = jobs {
             a.extend(["--jobs", n]);
@@ -562,20 +568,7 @@ fn a_campaign_stopped_mid_test_saves_its_table_first() {
     let table = dir.0.join("table.ktt");
     // One test of Kalah(6,4) with no levels and no budget to speak of: it runs for seconds.
     let child = cli_common::command()
-        .args([
-            "prove",
-            "-m",
-            "6",
-            "-n",
-            "4",
-            "--no-db",
-            "--tt-mb",
-            "16",
-            "--budget",
-            "1000000000000",
-            "--threads",
-            "1",
-        ])
+        .args(no_db_campaign("6", "4", "1000000000000"))
         .arg("--ledger")
         .arg(&ledger)
         .arg("--table-file")
@@ -607,24 +600,9 @@ fn status_says_when_nearly_every_recent_test_was_split() {
     let ledger = dir.0.join("ledger.jsonl");
     let l = ledger.to_str().unwrap();
     // Kalah(6,4) with no levels, 1000 nodes a test: nearly every test runs out and splits.
-    let out = cli_common::kalah(&[
-        "prove",
-        "-m",
-        "6",
-        "-n",
-        "4",
-        "--no-db",
-        "--tt-mb",
-        "16",
-        "--threads",
-        "1",
-        "--budget",
-        "1000",
-        "--jobs",
-        "12",
-        "--ledger",
-        l,
-    ]);
+    let mut args = no_db_campaign("6", "4", "1000");
+    args.extend(["--jobs", "12", "--ledger", l]);
+    let out = cli_common::kalah(&args);
     assert!(
         out.status.success(),
         "{}",
