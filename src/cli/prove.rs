@@ -299,7 +299,7 @@ fn prove_error(e: ProveError) -> CliError {
 }
 
 /// The solver and databases of a campaign on `root`, with the table of --table-file loaded
-/// (and the whole table in use, as a table kept in a file is).
+/// ([`super::search::with_table_file`]).
 fn campaign_solver(
     args: &ProveArgs,
     root: &Position<Narrow>,
@@ -309,12 +309,7 @@ fn campaign_solver(
     let mut config = config_with(args, houses, root.seeds_on_board(), db.as_ref());
     args.table.fit(&mut config, houses, rules, args.tt_mb)?;
     let solver = super::search::new_solver(houses, rules, config, db.clone())?;
-    if args.table.period().is_some() {
-        solver.use_whole_table();
-    }
-    if let Some(line) = args.table.load(&solver)? {
-        eprintln!("{line}");
-    }
+    let solver = super::search::with_table_file(solver, &args.table)?;
     Ok((solver, db))
 }
 

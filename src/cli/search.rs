@@ -286,6 +286,13 @@ pub fn solver_for<L: Lanes>(
 ) -> Result<Solver, CliError> {
     let tablebase = db.tablebase.clone();
     let solver = new_solver(p.houses_per_side(), p.rules(), config, tablebase)?;
+    with_table_file(solver, table)
+}
+
+/// `solver` (new, its table sized by [`TableFileArgs::fit`]) with --table-file's table loaded
+/// (a line on stderr says so) and, with a file, its whole table in use from the start and
+/// Ctrl-C from now on only setting a flag (the caller saves, then stops).
+pub fn with_table_file(solver: Solver, table: &TableFileArgs) -> Result<Solver, CliError> {
     if table.period().is_some() {
         kalah::catch_interrupt();
         solver.use_whole_table();

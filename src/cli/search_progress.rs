@@ -58,15 +58,9 @@ pub fn with_progress<L: Lanes, T>(
                         std::process::exit(130);
                     });
                 }
-                if table
-                    .period()
-                    .is_some_and(|period| saved.elapsed() >= period)
-                {
-                    // Said even when stderr is a log, not a terminal.
-                    if let Some(line) = table.save(solver) {
-                        indicator.println(line);
-                    }
-                    saved = Instant::now();
+                // Said even when stderr is a log, not a terminal.
+                if let Some(line) = table.save_if_due(solver, &mut saved) {
+                    indicator.println(line);
                 }
                 // Woken at once when the solve ends.
                 std::thread::park_timeout(Duration::from_millis(200));

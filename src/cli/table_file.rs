@@ -116,6 +116,17 @@ impl TableFileArgs {
         )))
     }
 
+    /// Saves `solver`'s table ([`TableFileArgs::save`]) if there is a file and --save-every
+    /// has passed since `last`, which then restarts; returns the line saying how it went.
+    pub fn save_if_due(&self, solver: &Solver, last: &mut Instant) -> Option<String> {
+        if self.period().is_none_or(|period| last.elapsed() < period) {
+            return None;
+        }
+        let line = self.save(solver);
+        *last = Instant::now();
+        line
+    }
+
     /// The time between saves, if there is a file.
     pub fn period(&self) -> Option<Duration> {
         self.table_file.as_ref().map(|_| self.save_every)

@@ -409,13 +409,9 @@ impl LedgerWriter {
             file: self.path.clone(),
             error,
         };
-        let mut old = String::new();
-        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
-        (&self.file).read_to_string(&mut old).map_err(io)?;
+        let old = whole_text(&mut self.file).map_err(io)?;
         let mut next = LedgerWriter::open(&self.path)?;
-        let mut now = String::new();
-        next.file.seek(SeekFrom::Start(0)).map_err(io)?;
-        (&next.file).read_to_string(&mut now).map_err(io)?;
+        let now = whole_text(&mut next.file).map_err(io)?;
         let present: std::collections::HashSet<&str> = now.lines().collect();
         // Whole lines only: a torn last line was never a fact.
         let whole = &old[..old.rfind('\n').map_or(0, |i| i + 1)];
@@ -448,6 +444,14 @@ impl LedgerWriter {
             true
         }
     }
+}
+
+/// All of `file` from its start, as text.
+fn whole_text(file: &mut File) -> std::io::Result<String> {
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0))?;
+    file.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// The length of `file` up to and including its last newline (0 if it has none).

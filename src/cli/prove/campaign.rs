@@ -62,18 +62,18 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
         cancel_on_interrupt(scope, &done, &solver);
-        if let Some(period) = args.table.period() {
+        if args.table.period().is_some() {
             // The table saved every --save-every minutes while the tests run.
             let (solver, done) = (&solver, &done);
             scope.spawn(move || {
                 let mut saved = Instant::now();
                 while !done.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(200));
-                    if saved.elapsed() >= period && !done.load(Ordering::Relaxed) {
-                        if let Some(line) = args.table.save(solver) {
-                            eprintln!("{line}");
-                        }
-                        saved = Instant::now();
+                    if done.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if let Some(line) = args.table.save_if_due(solver, &mut saved) {
+                        eprintln!("{line}");
                     }
                 }
             });
