@@ -17,8 +17,11 @@ Usage: scripts/bench-search.py [--kalah BIN] [--db DIR] [--repeat R] [--threads 
                                [--suite starts|subtrees|all] [--json FILE] [--no-warm]
 --db defaults to the database home. --threads 2 also runs the starts on two threads (the
 Kalah(6,5) target is on 2 threads). The levels used are first read into the page cache in
-2 MiB pages (`kalah db warm`), as `db build` leaves them; --no-warm measures them as the cache
-holds them (after hours of reclaim, partly in 4 KiB pieces: 15-20% slower on this machine).
+2 MiB pages (`kalah db warm`), as `db build` leaves them, and held mapped while the suite runs
+(`db warm --hold`): this machine pages out cached pages that no process maps after a minute
+unused, so the levels of the rows not running would otherwise break up between runs. --no-warm
+measures them as the cache holds them (after hours of reclaim, partly in 4 KiB pieces: 15-20%
+slower on this machine), or as a holder started by hand keeps them.
 """
 
 import argparse
@@ -101,7 +104,9 @@ def main():
     p.add_argument("--threads", type=int, default=1, choices=range(1, 65), metavar="T")
     p.add_argument("--suite", default="all", choices=["starts", "subtrees", "all"])
     p.add_argument("--json", default=None, help="also write the rows to this file")
-    p.add_argument("--no-warm", action="store_true", help="do not run `kalah db warm` first")
+    p.add_argument(
+        "--no-warm", action="store_true", help="neither warm nor hold the levels (`kalah db warm`)"
+    )
     args = p.parse_args()
     if not 1 <= args.repeat <= 100:
         p.error("--repeat: 1 to 100")
@@ -110,11 +115,32 @@ def main():
     )
     top = levels_present(db, 6)
     rows = suite(args)
+    holder = None
     if not args.no_warm and top >= 0:
         used = max([r["k"] for r in rows if r["k"] <= top], default=top)
-        warm = [args.kalah, "db", "warm", "--dir", db, "--max-level", str(used)]
-        said = subprocess.run(warm, check=True, capture_output=True, text=True).stdout
-        print(f"warmed ({said.strip().splitlines()[-1]})", file=sys.stderr)
+        warm = [args.kalah, "db", "warm", "--dir", db, "--max-level", str(used), "--hold"]
+        holder = subprocess.Popen(
+            warm + ["--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        said = holder.stdout.readline()
+        if not said:
+            holder.wait()
+            sys.exit(f"bench-search: `{' '.join(warm)}` failed (exit {holder.returncode})")
+        said = json.loads(said)
+        print(
+            f"warmed and held: levels 0..{used}, {said['bytes']} bytes in {said['seconds']} s",
+            file=sys.stderr,
+        )
+    try:
+        measure(args, db, top, rows)
+    finally:
+        if holder is not None:
+            holder.terminate()
+            holder.wait()
+
+
+def measure(args, db, top, rows):
+    """Runs `rows` and prints the table (and --json)."""
     print(f"machine: {machine()}; database {db}: levels 0..{top}")
     print()
     print("| solve | levels | threads | value | nodes | best time | nodes/s |")
@@ -145,9 +171,12 @@ def main():
         done.append({**row, "value": value, "nodes": n, "best_ms": best})
         sys.stdout.flush()
     ones = [r for r in done if r["threads"] == 1]
+    subtrees = [r for r in ones if r["cmd"][0] == "analyze"]
     for label, group in (
         ("starts", [r for r in ones if r["cmd"][0] == "solve"]),
-        ("subtrees", [r for r in ones if r["cmd"][0] == "analyze"]),
+        ("subtrees", subtrees),
+        ("subtrees on 0..24 and 0..28", [r for r in subtrees if r["k"] < 32]),
+        ("subtrees on 0..32", [r for r in subtrees if r["k"] == 32]),
     ):
         if group:
             nodes = sum(r["nodes"] for r in group)

@@ -31,9 +31,14 @@
 #   RUNS         runs of each solver, 1..20 (default 3), taken in turn; the best time is kept
 #   CACHE_BITS   CMancala's and Irving's table, 2^CACHE_BITS entries, 20..30 (default 26)
 #   TIMEOUT      seconds a run may take before it is stopped, 1..86400 (default 3600)
-#   WARM         1 (default): first `kalah db warm --max-level LEVELS` (in KALAH_DB or the home),
-#                so that kalah's levels are in the page cache in 2 MiB pages as `db build` leaves
-#                them, not in whatever pieces the cache has broken them into since; 0: as they are
+#   WARM         1 (default): first `kalah db warm --max-level LEVELS --hold` (in KALAH_DB or
+#                the home), so that kalah's levels are in the page cache in 2 MiB pages as
+#                `db build` leaves them, not in whatever pieces the cache has broken them into
+#                since, and stay mapped while the runs go on; CMancala's EGDB files are mapped
+#                and read once as well, and held the same way. Some machines (this project's
+#                virtual machines among them) page out cached pages no process maps after a
+#                minute unused: without a holder, each solver's levels would age out while the
+#                other solver runs. 0: the levels as the cache holds them, nothing held
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,10 +74,32 @@ fi
 
 WARM=${WARM:-1}
 [[ "$WARM" =~ ^[01]$ ]] || die "WARM must be 0 or 1 (got '$WARM')"
+# Processes holding levels mapped (WARM=1), stopped on exit.
+holders=()
+held_out=$(mktemp)
+release() {
+  for p in "${holders[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  rm -f "$held_out"
+}
+trap release EXIT
+# hold WHAT PATTERN: waits until the holder just started in the background writes a line
+# matching PATTERN to $held_out (then shown), or dies
+hold() {
+  local pid=$! waited=0
+  holders+=("$pid")
+  until grep -qE "$2" "$held_out"; do
+    kill -0 "$pid" 2>/dev/null || die "holding $1 failed"
+    (( waited++ < 6000 )) || die "holding $1 took over 20 minutes"
+    sleep 0.2
+  done
+  echo "$1: $(grep -E "$2" "$held_out" | head -n1)" >&2
+  : >"$held_out"
+}
 if [ "$WARM" = 1 ]; then
-  warm_args=(db warm --max-level "$LEVELS")
+  warm_args=(db warm --max-level "$LEVELS" --hold)
   if [ -n "${KALAH_DB:-}" ]; then warm_args+=(--dir "$KALAH_DB"); fi
-  "$KALAH" "${warm_args[@]}" | tail -n1 >&2 || die "kalah db warm failed"
+  "$KALAH" "${warm_args[@]}" >"$held_out" 2>/dev/null &
+  hold "kalah's levels 0..$LEVELS, warmed and held" '^[0-9]+ level files' 
 fi
 
 solvers=(kalah)
@@ -92,6 +119,24 @@ else
   else
     CMANCALA=$(realpath "$CMANCALA")
     solvers+=(cmancala)
+    if [ "$WARM" = 1 ]; then
+      # Each file mapped and read a page at a time, then held until stopped.
+      python3 -c '
+import mmap, signal, sys
+d, top = sys.argv[1], int(sys.argv[2])
+maps, total = [], 0
+for k in range(1, top + 1):
+    with open(f"{d}/egdb_{k}.bin", "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    sum(m[i] for i in range(0, len(m), 4096))
+    maps.append(m)
+    total += len(m)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+print(f"{top} files, {total} bytes", flush=True)
+signal.pause()
+' "$CMANCALA_DIR/EGDB" "$LEVELS" >"$held_out" 2>/dev/null &
+      hold "CMancala's EGDB 1..$LEVELS, read and held" '^[0-9]+ files' 
+    fi
   fi
 fi
 if [ -z "${GIRVING:-}" ]; then

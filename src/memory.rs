@@ -360,7 +360,9 @@ pub struct Warmed {
 /// reclaimed under memory pressure and faulted back a page at a time), and then a search
 /// pays a TLB miss on most probes. Measured: Kalah(6,4) on the levels 0..24, one thread,
 /// 1.55-1.69 s with level 24 in small pieces, 1.34-1.44 s with every level in 2 MiB pieces.
-pub fn warm_file(file: &std::fs::File) -> std::io::Result<Warmed> {
+///
+/// The map is returned: while it is kept, the pages stay mapped (see `kalah db warm --hold`).
+pub fn warm_file(file: &std::fs::File) -> std::io::Result<(Warmed, FileMap)> {
     drop_cached(file);
     let map = map_file(file)?;
     let mut sum = 0u8;
@@ -369,10 +371,11 @@ pub fn warm_file(file: &std::fs::File) -> std::io::Result<Warmed> {
         sum ^= map[i];
     }
     std::hint::black_box(sum);
-    Ok(Warmed {
+    let warmed = Warmed {
         bytes: map.len() as u64,
         huge_bytes: huge_mapped(map.as_ptr() as usize),
-    })
+    };
+    Ok((warmed, map))
 }
 
 /// The bytes mapped in 2 MiB pieces (`FilePmdMapped`) of this process's map starting at

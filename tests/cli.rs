@@ -1329,6 +1329,42 @@ fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("kalah-3-standard-013.kdb"), "{stderr}");
     }
+    // --hold: the summary first, then the levels stay mapped until SIGTERM, exit 0.
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+            .args([
+                "db",
+                "warm",
+                "--dir",
+                d,
+                "--max-level",
+                "12",
+                "--hold",
+                "--json",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(summary["bytes"], on_disk, "{summary}");
+        let maps = std::fs::read_to_string(format!("/proc/{}/maps", child.id())).unwrap();
+        assert!(maps.contains("kalah-3-standard-012.kdb"), "{maps}");
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains("holding 13 level files mapped"), "{stderr}");
+    }
     // A directory with no level in it is an error that says so.
     let empty = fresh_dir("cli-warm-empty");
     let out = kalah(&["db", "warm", "--dir", empty.to_str().unwrap()]);

@@ -20,6 +20,11 @@ use super::super::args::print_json;
 /// then says how much of it the cache holds in 2 MiB pieces. Nothing is written; pages that a
 /// running search or campaign maps stay as they are (stop it first to warm them too). Levels
 /// just built by `db build` are in 2 MiB pieces already.
+///
+/// Some systems page out the cached pages of files that no process maps once they go unused for
+/// a while (this project's virtual machines run a DAMON policy that does so after a minute), and
+/// the levels warmed for a series of short solves then break up again between them. `--hold`
+/// keeps every level mapped after warming, until Ctrl-C or SIGTERM, so that they stay whole.
 #[derive(Args, Debug)]
 pub struct WarmArgs {
     /// Directory of the level files [default: the database home].
@@ -33,6 +38,12 @@ pub struct WarmArgs {
     /// say).
     #[arg(long)]
     json: bool,
+    /// After warming, keep the levels mapped until Ctrl-C or SIGTERM (then exit 0), so that a
+    /// reclaim of unmapped cached pages leaves them alone. The summary is printed first; a
+    /// script starts `db warm --hold` in the background, waits for that line and stops it when
+    /// its solves are done. Nothing is locked in memory: real memory pressure still reclaims.
+    #[arg(long)]
+    hold: bool,
 }
 
 pub fn run(args: WarmArgs) -> Result<(), CliError> {
@@ -52,12 +63,28 @@ pub fn run(args: WarmArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let (mut bytes, mut huge, mut known) = (0u64, 0u64, true);
     let mut levels = Vec::new();
+    // Kept open with --hold, whose Ctrl-C or SIGTERM is caught from the start (so that one
+    // sent as soon as the summary is read ends the hold, exit 0).
+    let mut held = Vec::new();
+    if args.hold {
+        kalah::catch_interrupt();
+    }
     // Ctrl-C stops it anywhere: nothing is written.
     for f in &files {
+        if args.hold && kalah::interrupted() {
+            return Err(CliError {
+                message: "interrupted while warming the levels; nothing was written".to_owned(),
+                code: 130,
+            });
+        }
         let t = Instant::now();
         // `warm` opens the file as a regular file only: a FIFO is refused without waiting.
-        let warmed = kalah::db::warm::warm(&f.path)
+        let level = kalah::db::warm::warm(&f.path)
             .map_err(|e| CliError::failure(format!("cannot warm: {e}")))?;
+        let warmed = level.warmed;
+        if args.hold {
+            held.push(level);
+        }
         let seconds = t.elapsed().as_secs_f64();
         bytes += warmed.bytes;
         match warmed.huge_bytes {
@@ -102,7 +129,22 @@ pub fn run(args: WarmArgs) -> Result<(), CliError> {
             share(huge, bytes)
         );
     }
+    if args.hold {
+        hold(held.len());
+    }
     Ok(())
+}
+
+/// Waits for Ctrl-C or SIGTERM (caught since the start) while the caller keeps `levels` level
+/// files mapped.
+fn hold(levels: usize) {
+    use std::io::Write;
+    // The summary is out before the wait: a script reading it knows the levels are warm.
+    let _ = std::io::stdout().flush();
+    eprintln!("holding {levels} level files mapped; Ctrl-C or SIGTERM to let them go");
+    while !kalah::interrupted() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// "98%" of `bytes` held in 2 MiB pieces, or "unknown" where the OS does not say.
