@@ -1370,4 +1370,6 @@ fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
     let out = kalah(&["db", "warm", "--dir", empty.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no level file"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
 }

@@ -329,8 +329,10 @@ fn the_learner_avoids_the_openings_it_lost() {
 /// Runs `kalah play` with `input` on stdin, in a temporary directory; returns stdout.
 fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
     use std::io::Write;
-    // Shared by the tests running at once: made if missing, never emptied.
-    let dir = std::env::temp_dir().join(format!("kalah-play-cli-{}", std::process::id()));
+    // One directory a call (tests run at once), removed after it.
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kalah-play-cli-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut child = cli_common::command()
         .arg("play")
@@ -348,6 +350,7 @@ fn play_cli(args: &[&str], input: &str) -> (bool, String, String) {
         .write_all(input.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -220,6 +220,8 @@ fn answers_equal_kalah_query_on_the_same_database() {
         assert_eq!(m["after"], same["position"]);
         assert_eq!(m["extra_turn"], same["extra_turn"]);
     }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -444,4 +446,5 @@ fn a_database_directory_without_levels_is_refused_at_start() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no level files"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
