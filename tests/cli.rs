@@ -1333,7 +1333,7 @@ fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
     #[cfg(target_os = "linux")]
     {
         use std::io::BufRead;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kalah"))
+        let mut child = cli_common::command()
             .args([
                 "db",
                 "warm",
@@ -1355,11 +1355,7 @@ fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
         assert_eq!(summary["bytes"], on_disk, "{summary}");
         let maps = std::fs::read_to_string(format!("/proc/{}/maps", child.id())).unwrap();
         assert!(maps.contains("kalah-3-standard-012.kdb"), "{maps}");
-        let sent = std::process::Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        cli_common::terminate(&child);
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{stderr}");

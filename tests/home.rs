@@ -581,11 +581,7 @@ fn a_build_stopped_by_sigterm_says_what_it_kept_and_resumes() {
         assert!(started.elapsed() < Duration::from_secs(60), "no level 12");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    cli_common::terminate(&child);
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");

@@ -578,11 +578,7 @@ fn a_campaign_stopped_mid_test_saves_its_table_first() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    let term = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
+    cli_common::terminate(&child);
     let out = cli_common::wait_within(child, Duration::from_secs(60));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");

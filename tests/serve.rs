@@ -79,11 +79,7 @@ impl Server {
 
     /// Sends SIGTERM and waits (at most `limit`) for the exit: its status and stderr.
     fn stop(mut self, limit: Duration) -> (std::process::ExitStatus, String) {
-        let sent = std::process::Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill(1) runs");
-        assert!(sent.success());
+        cli_common::terminate(&self.child);
         let started = std::time::Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("waits") {

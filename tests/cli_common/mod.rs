@@ -140,6 +140,15 @@ pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
     child.wait_with_output().expect("the kalah binary ends")
 }
 
+/// Sends SIGTERM to `child` (with kill(1), so that no test needs libc), asserting it was sent.
+pub fn terminate(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill(1) runs");
+    assert!(sent.success(), "kill -TERM {}", child.id());
+}
+
 /// Waits for `child` to end, with its output; kills it, and fails the test, after `limit`
 /// (so that a regression that hangs fails instead of stalling the tests).
 pub fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> Output {
