@@ -10,7 +10,7 @@
 # 3. a `mpirun -np 2` build killed (SIGKILL to mpirun) once a pair file of the top level is on
 #    disk, run again with the same command, and compared.
 # Prints one line a run: its wall time, the ratio to the single build, and whether the files
-# are byte-identical. Needs about 4 times the levels' size on disk (0.78 GB for 6 houses up to
+# are byte-identical. Needs about 4 times the levels' size on disk (0.80 GB for 6 houses up to
 # 24); the directories are removed at the end. Run it on an otherwise idle machine.
 set -euo pipefail
 HOUSES=${1:-6}

@@ -10,7 +10,7 @@
 # temporary file and renamed), so a build stopped by Ctrl-C, a kill or a power cut resumes at
 # the first level that is not there; the levels kept are checked block by block first.
 #
-# Needs (6 houses, levels 0..32): 14.0 GB of disk, and memory for the level being built (one
+# Needs (6 houses, levels 0..32): 14.2 GB of disk, and memory for the level being built (one
 # byte an entry while it is built: 5.75 GB for level 32) beside the levels below it in the page
 # cache (9.6 GB for 0..31): about 16 GB, which a 24 GiB machine has. See docs/commands.md
 # ("Deep levels on one machine") and docs/performance.md ("Packed levels").

@@ -446,7 +446,7 @@ fn the_kgp_bot_reads_the_homes_levels_with_no_flag() {
 
 #[test]
 fn a_build_of_more_than_a_gigabyte_asks_first_and_stops_without_a_yes() {
-    // 6 houses up to 25 seeds: 1.16 GB. Never run with --yes here.
+    // 6 houses up to 25 seeds: 1.18 GB. Never run with --yes here.
     let (home, db) = fresh_home("ask");
     let args = ["db", "build", "-m", "6", "--max-seeds", "25"];
     let out = run(in_home(&home), &args);
@@ -457,7 +457,7 @@ fn a_build_of_more_than_a_gigabyte_asks_first_and_stops_without_a_yes() {
         "{stderr}"
     );
     assert!(stderr.contains(&db.display().to_string()), "{stderr}");
-    assert!(stderr.contains("1.16 GB to write"), "{stderr}");
+    assert!(stderr.contains("1.18 GB to write"), "{stderr}");
     assert!(stderr.contains("free there"), "{stderr}");
     assert!(stderr.contains("Build it? [y/N]"), "{stderr}");
     assert!(

@@ -19,7 +19,7 @@ use super::CliError;
 ///
 /// One file per number of seeds on the board (a "level"), named
 /// kalah-<houses>-<rules>-<level>.kdb, the bits each board needs (5 up to 31 seeds, 6 up to
-/// 63) and a checksum per block of 2048 boards. A database of levels 0..K answers any position
+/// 63) and a checksum per block of 512 boards. A database of levels 0..K answers any position
 /// with at most K seeds in its houses at once, whatever its stores hold. Every block is checked
 /// against its checksum before any value in it is used: a damaged file gives an error naming the
 /// level, block and file, never a wrong value. A directory's levels must run from 0 to the

@@ -46,13 +46,14 @@
 //! makes its block fail. The table checksum in the header is the level's fingerprint (`db info`,
 //! `db build`), checked by `db verify` and when a build keeps a level.
 //!
-//! **Size.** A block of 2^11 entries (1.25 KiB at 5 bits an entry) costs 8 bytes of table: 0.6%
-//! of the file. Builds before the deep levels wrote 2^12; a reader takes any shift. A search
-//! with deep levels checks every block it touches once, tens of thousands of blocks spread over
-//! gigabytes, and hashing them was a fifth of a short solve: halving the block halves the bytes
-//! hashed while the blocks touched grow by 6%. Smaller blocks would make the table dominate (at
-//! 2^10 the 6-house levels 0..32 pass 14 GB); larger ones make a read hash more bytes than it
-//! needs (see the figures in docs/performance.md).
+//! **Size.** A block of 2^9 entries (320 bytes at 5 bits an entry, 5 cache lines) costs 8 bytes
+//! of table: 2.5% of the file. Builds before wrote 2^12, then 2^11; a reader takes any shift. A
+//! fresh process that searches a few million nodes reads most of the blocks of the levels it
+//! probes once, and each first read hashes the whole block: with blocks of 2^11 (20 lines) that
+//! was an eighth of the time of such a search, with 2^9 the check reads little more than
+//! the line the search wanted, and the search asks for a small block's lines with the entry's
+//! own (see [`crate::db::tablebase::Probe::prefetch_at`]). Smaller blocks grow the table (5% at
+//! 2^8) for no further gain measured (see the figures in docs/performance.md).
 //!
 //! **Lineage.** A level is computed from the levels below it, so a level is only right above the
 //! very levels it was built from. A build records in level k (k >= 1) the lineage
@@ -83,8 +84,8 @@ pub const MAGIC: [u8; 8] = *b"KALAHDB\x1a";
 pub const VERSION: u32 = 2;
 /// Bytes before the entries.
 pub const HEADER_LEN: usize = 64;
-/// The block shift this build writes: blocks of 2048 entries.
-pub const BLOCK_SHIFT: u8 = 11;
+/// The block shift this build writes: blocks of 512 entries.
+pub const BLOCK_SHIFT: u8 = 9;
 /// The block shifts a reader takes.
 pub const BLOCK_SHIFTS: std::ops::RangeInclusive<u8> = 3..=30;
 /// The most entries a level file may claim (far above the largest level indexed; a header
@@ -432,15 +433,15 @@ mod tests {
     #[test]
     fn sizes_follow_the_header() {
         let h = header();
-        assert_eq!(h.block_entries(), 2048);
-        assert_eq!(h.blocks(), 61); // 60 full blocks and 576 entries
+        assert_eq!(h.block_entries(), 512);
+        assert_eq!(h.blocks(), 242); // 241 full blocks and 64 entries
         assert_eq!(h.width, 5);
         assert_eq!(h.payload_len(), 123_456 * 5 / 8);
         assert_eq!(h.table_offset(), 64 + 77_160);
-        assert_eq!(h.file_len(), 64 + 77_160 + 61 * 8);
-        assert_eq!(h.block_range(60), 122_880..123_456);
-        assert_eq!(h.block_bytes_range(1), 1280..2560);
-        assert_eq!(h.block_bytes_range(60), 76_800..77_160);
+        assert_eq!(h.file_len(), 64 + 77_160 + 242 * 8);
+        assert_eq!(h.block_range(241), 123_392..123_456);
+        assert_eq!(h.block_bytes_range(1), 320..640);
+        assert_eq!(h.block_bytes_range(241), 77_120..77_160);
         let empty = Header::new(6, Rules::Standard, 0, 0);
         assert_eq!((empty.blocks(), empty.file_len()), (0, 64));
         let odd = Header::new(2, Rules::Standard, 3, 5);

@@ -378,6 +378,25 @@ impl Level {
         }
     }
 
+    /// Starts loading block `block`'s bytes and its checksum, for a check soon after.
+    #[inline]
+    pub fn prefetch_block(&self, block: u64) {
+        let Some(all) = self.storage.as_slice() else {
+            return;
+        };
+        if let Some(word) = all.get(self.header.checksum_offset(block) as usize) {
+            crate::memory::prefetch(word);
+        }
+        let range = self.header.block_bytes_range(block);
+        let from = (self.entries_at + range.start) as usize;
+        let to = (self.entries_at + range.end) as usize;
+        if let Some(bytes) = all.get(from..to) {
+            for line in bytes.chunks(64) {
+                crate::memory::prefetch(&line[0]);
+            }
+        }
+    }
+
     /// Checks block `block` against its checksum, and remembers that it passed.
     #[cold]
     pub fn check_block(&self, block: u64) -> Result<(), DbError> {

@@ -10,14 +10,30 @@
 //! a block ([`crate::db::format`]). A file whose checksum fails is left alone and reported: it
 //! must be rebuilt.
 //!
+//! Format 2 files whose blocks are not of the size this build writes
+//! ([`crate::db::format::BLOCK_SHIFT`]; levels written before it were in blocks of 2048
+//! entries) are rewritten with the same entries and a new block table, once every block passed
+//! its check ([`reblock`]). A level's lineage names the table checksum of the level below, which
+//! the new blocks change, so the levels of one set are rewritten upwards, each checked against
+//! the level below as it was and chained to it as it is now. The headers as they were are kept
+//! in a journal (`.kalah-reblock-<houses>-<rules>.journal` in the directory) until the whole set
+//! is done: an upgrade stopped between two levels leaves a level over one already rewritten, whose
+//! lineage no longer matches (readers refuse it, they never misread it), and the next upgrade
+//! checks it against the journal's header of the level below and carries on.
+//!
 //! The format 1 checksum: a 64-bit multiply-rotate hash over little-endian 8-byte words (the
 //! tail zero-padded) and the length, in four interleaved lanes folded at the end.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use rayon::prelude::*;
+
 use crate::db::build::write_level;
-use crate::db::format::{HEADER_LEN, MAGIC};
+use crate::db::format::{
+    BLOCK_SHIFT, HEADER_LEN, Header, MAGIC, block_checksum, lineage_after, table_checksum,
+};
 use crate::db::storage::open_level_any_width;
 use crate::db::{DbError, MAX_DB_HOUSES, MAX_LEVEL, level_len};
 use crate::rules::Rules;
@@ -126,6 +142,12 @@ pub struct Upgraded {
 pub enum Outcome {
     /// Rewritten in the current format.
     Upgraded,
+    /// Rewritten with blocks of the size this build writes (the entries unchanged); `from`:
+    /// the entries a block held before.
+    Reblocked {
+        /// Entries a block held before.
+        from: u64,
+    },
     /// Already in the current format (left alone).
     Current,
     /// Left alone: it cannot be upgraded (damaged, or not a level file of an older form);
@@ -150,20 +172,100 @@ pub fn upgrade(
         }
     }
     let mut done = Vec::new();
+    // The files come in order of houses, rules and level: one journal a set of levels.
+    let mut journal: Option<Journal> = None;
     for (path, named) in paths {
         if cancel.load(Ordering::Relaxed) {
             return Err(DbError::Cancelled);
         }
-        let outcome = match upgrade_file(&path, named, cancel) {
-            Ok(true) => Outcome::Upgraded,
-            Ok(false) => Outcome::Current,
-            Err(e) => Outcome::Failed(e.in_file(&path)),
+        let set = (named.0, named.1);
+        if journal.as_ref().is_none_or(|j| j.set != set) {
+            if let Some(j) = journal.take() {
+                j.finish()?;
+            }
+            journal = Some(Journal::load(dir, set)?);
+        }
+        let j = journal.as_mut().expect("loaded above");
+        let outcome = match upgrade_file(&path, named, cancel, j) {
+            Ok(outcome) => outcome,
+            Err(DbError::Cancelled) => return Err(DbError::Cancelled),
+            Err(e) => {
+                j.complete = false;
+                Outcome::Failed(e.in_file(&path))
+            }
         };
         let upgraded = Upgraded { path, outcome };
         progress(&upgraded);
         done.push(upgraded);
     }
+    if let Some(j) = journal {
+        j.finish()?;
+    }
     Ok(done)
+}
+
+/// The headers of the levels of one set (houses, rules) that [`reblock`] rewrote, as they were
+/// before, kept on disk until every level of the set has been rewritten (see the module docs).
+struct Journal {
+    set: (usize, Rules),
+    path: PathBuf,
+    old: HashMap<u32, Header>,
+    /// Whether every file of the set seen so far is in the current form.
+    complete: bool,
+}
+
+impl Journal {
+    /// The journal of `set` in `dir` (empty if there is none).
+    fn load(dir: &Path, set: (usize, Rules)) -> Result<Journal, DbError> {
+        let path = dir.join(format!(".kalah-reblock-{}-{}.journal", set.0, set.1));
+        let mut old = HashMap::new();
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                // Written whole each time, so every record is complete; one that does not parse
+                // (damaged) is skipped, and the level above it then fails its lineage check.
+                for record in bytes.chunks_exact(HEADER_LEN) {
+                    if let Ok(h) = Header::from_bytes(record) {
+                        if (usize::from(h.houses), h.rules) == set {
+                            old.insert(h.level, h);
+                        }
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(DbError::from(e).in_file(&path)),
+        }
+        Ok(Journal {
+            set,
+            path,
+            old,
+            complete: true,
+        })
+    }
+
+    /// Records `header`, the header of a level about to be rewritten, on disk first.
+    fn record(&mut self, header: Header) -> Result<(), DbError> {
+        self.old.insert(header.level, header);
+        let mut levels: Vec<_> = self.old.values().collect();
+        levels.sort_by_key(|h| h.level);
+        let bytes: Vec<u8> = levels.iter().flat_map(|h| h.to_bytes()).collect();
+        crate::files::write_whole(&self.path, |file| {
+            use std::io::Write;
+            file.write_all(&bytes)
+        })
+        .map_err(|e| DbError::from(e).in_file(&self.path))
+    }
+
+    /// Removes the journal once every file of its set is in the current form.
+    fn finish(self) -> Result<(), DbError> {
+        if !self.complete {
+            return Ok(());
+        }
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(DbError::from(e).in_file(&self.path)),
+        }
+    }
 }
 
 /// An error unless a header's houses, rules and level are those its file's name says.
@@ -184,7 +286,8 @@ fn upgrade_file(
     path: &Path,
     named: (usize, Rules, u32),
     cancel: &AtomicBool,
-) -> Result<bool, DbError> {
+    journal: &mut Journal,
+) -> Result<Outcome, DbError> {
     let file = crate::files::open_regular(path)?;
     let map = crate::memory::map_file(&file)?;
     let head = &map[..map.len().min(HEADER_LEN)];
@@ -200,9 +303,17 @@ fn upgrade_file(
                     found: map.len() as u64,
                 });
             }
-            return Ok(false);
+            if header.block_shift == BLOCK_SHIFT {
+                return Ok(Outcome::Current);
+            }
+            drop(map);
+            let from = header.block_entries();
+            return reblock(path, header, BLOCK_SHIFT, cancel, journal)
+                .map(|()| Outcome::Reblocked { from });
         }
-        Err(DbError::ByteWide { .. }) => return pack_byte_wide(path, head, cancel).map(|()| true),
+        Err(DbError::ByteWide { .. }) => {
+            return pack_byte_wide(path, head, cancel).map(|()| Outcome::Upgraded);
+        }
         Err(_) => {}
     }
     let Some(header) = HeaderV1::from_bytes(head) else {
@@ -260,7 +371,7 @@ fn upgrade_file(
         entries,
         lineage_below(path, header.level),
     )?;
-    Ok(true)
+    Ok(Outcome::Upgraded)
 }
 
 /// Rewrites a format 2 file of one byte an entry (header `head`) packed at its level's width,
@@ -298,16 +409,101 @@ fn pack_byte_wide(path: &Path, head: &[u8], cancel: &AtomicBool) -> Result<(), D
     )
 }
 
+/// Rewrites the current-format level at `path` (header `header`) with blocks of 2^`shift`
+/// entries ([`BLOCK_SHIFT`] but in tests): the same bytes of entries, a new block table, and (if it records one) its
+/// lineage chained to the level below as that file is now, once every block passed its check and
+/// its lineage matched the level below as it was (the journal's header of it, if a re-block
+/// rewrote it, else its file). The header is recorded in `journal` before the file is replaced.
+fn reblock(
+    path: &Path,
+    header: Header,
+    shift: u8,
+    cancel: &AtomicBool,
+    journal: &mut Journal,
+) -> Result<(), DbError> {
+    let houses = usize::from(header.houses);
+    let level = crate::db::storage::open_level(
+        path,
+        crate::db::storage::Access::Map,
+        houses,
+        header.rules,
+        header.level,
+        header.entries,
+    )?;
+    let damage = level.check_all(cancel, &|_| {})?;
+    if let Some(defect) = level.defect(&damage) {
+        return Err(defect);
+    }
+    let lineage = match header.lineage {
+        None => None,
+        Some(recorded) => {
+            let below_path = below(path, header.level).ok_or_else(|| {
+                DbError::Corrupt(format!(
+                    "level {} records a lineage but there is no level below it",
+                    header.level
+                ))
+            })?;
+            let now = read_header(&below_path)?;
+            let was = journal.old.get(&(header.level - 1)).copied().unwrap_or(now);
+            if lineage_after(&was) != recorded {
+                return Err(DbError::Lineage {
+                    level: header.level,
+                    below: below_path,
+                });
+            }
+            Some(lineage_after(&now))
+        }
+    };
+    let bytes = level.entries_unchecked().expect("a mapped level").bytes();
+    let mut new = Header::new(header.houses, header.rules, header.level, header.entries);
+    new.lineage = lineage;
+    new.block_shift = shift;
+    let block_bytes = new.block_bytes() as usize;
+    let table: Vec<u8> = bytes
+        .par_chunks(block_bytes)
+        .enumerate()
+        .flat_map_iter(|(j, block)| block_checksum(block, new.block_seed(j as u64)).to_le_bytes())
+        .collect();
+    new.table_checksum = table_checksum(&table);
+    let padding = (new.table_offset() - HEADER_LEN as u64) as usize - bytes.len();
+    journal.record(header)?;
+    crate::files::write_whole(path, |file| {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
+        out.write_all(&new.to_bytes())?;
+        out.write_all(bytes)?;
+        out.write_all(&vec![0u8; padding])?;
+        out.write_all(&table)?;
+        out.flush()?;
+        drop(out);
+        file.sync_all()?;
+        crate::memory::drop_cached(file);
+        Ok(())
+    })
+    .map_err(DbError::from)
+}
+
+/// The file of the level below level `level` whose file is `path` (same directory, houses and
+/// rules), if `level` > 0.
+fn below(path: &Path, level: u32) -> Option<PathBuf> {
+    let below = level.checked_sub(1)?;
+    let name = path.file_name()?.to_str()?;
+    let below_name = name.replace(&format!("-{level:03}.kdb"), &format!("-{below:03}.kdb"));
+    Some(path.with_file_name(below_name))
+}
+
+/// The header of the level file at `path`.
+fn read_header(path: &Path) -> Result<Header, DbError> {
+    let mut file = crate::files::open_regular(path).map_err(|e| DbError::from(e).in_file(path))?;
+    Header::read(&mut file).map_err(|e| e.in_file(path))
+}
+
 /// The lineage a level `level` written at `path` records: that of the level below it, as its
 /// file in the same directory says (already upgraded: the files go level by level upwards);
 /// `None` for level 0, or when that file cannot be read as a current level.
 fn lineage_below(path: &Path, level: u32) -> Option<u64> {
-    let below = level.checked_sub(1)?;
-    let name = path.file_name()?.to_str()?;
-    let below_name = name.replace(&format!("-{level:03}.kdb"), &format!("-{below:03}.kdb"));
-    let mut file = crate::files::open_regular(&path.with_file_name(below_name)).ok()?;
-    let header = crate::db::format::Header::read(&mut file).ok()?;
-    Some(crate::db::format::lineage_after(&header))
+    let header = read_header(&below(path, level)?).ok()?;
+    Some(lineage_after(&header))
 }
 
 #[cfg(test)]
@@ -340,5 +536,173 @@ mod tests {
         let mut bad = h.to_bytes();
         bad[20] = 1;
         assert_eq!(HeaderV1::from_bytes(&bad), None);
+    }
+    /// A directory of its own under the system's temporary directory, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("kalah-upgrade-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    // Levels up to 6 hold at most 512 entries: one block at either size, the same table.
+    const TOP: u32 = 11;
+
+    fn innermost(e: &DbError) -> &DbError {
+        match e {
+            DbError::InFile { error, .. } => innermost(error),
+            other => other,
+        }
+    }
+
+    fn file(dir: &Path, level: u32) -> PathBuf {
+        dir.join(crate::db::level_file_name(3, Rules::Standard, level))
+    }
+
+    /// The 3-house standard levels 0..=TOP, built in `dir` (blocks of [`BLOCK_SHIFT`], lineage
+    /// recorded), and their bytes.
+    fn built(dir: &Path) -> Vec<Vec<u8>> {
+        let cancel = AtomicBool::new(false);
+        crate::db::build(dir, 3, Rules::Standard, TOP, &cancel, &|_| {}).unwrap();
+        (0..=TOP)
+            .map(|k| std::fs::read(file(dir, k)).unwrap())
+            .collect()
+    }
+
+    /// Levels `levels` of `dir` rewritten in blocks of 2^`shift`, upwards, as an upgrade would.
+    fn reblock_levels(dir: &Path, levels: std::ops::RangeInclusive<u32>, shift: u8) {
+        let cancel = AtomicBool::new(false);
+        let mut journal = Journal::load(dir, (3, Rules::Standard)).unwrap();
+        for k in levels {
+            let path = file(dir, k);
+            let header = read_header(&path).unwrap();
+            reblock(&path, header, shift, &cancel, &mut journal).unwrap();
+        }
+        journal.finish().unwrap();
+    }
+
+    fn readable(dir: &Path) {
+        let base =
+            crate::db::Tablebase::open(dir, 3, Rules::Standard, crate::db::Access::Map).unwrap();
+        let cancel = AtomicBool::new(false);
+        let report =
+            crate::db::verify::verify(&base, crate::db::verify::Coverage::All, &cancel, &|_| {})
+                .unwrap();
+        assert!(report.levels.iter().all(|l| l.defect.is_none()));
+    }
+
+    #[test]
+    fn levels_in_other_blocks_are_rewritten_to_the_bytes_a_build_writes() {
+        let dir = Scratch::new("reblock");
+        let want = built(&dir.0);
+        // The levels as an older build wrote them: blocks of 2048, lineage chained at that size.
+        reblock_levels(&dir.0, 0..=TOP, 11);
+        assert_eq!(read_header(&file(&dir.0, TOP)).unwrap().block_shift, 11);
+        assert_ne!(
+            std::fs::read(file(&dir.0, TOP)).unwrap(),
+            want[TOP as usize]
+        );
+        readable(&dir.0);
+        let cancel = AtomicBool::new(false);
+        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        assert_eq!(report.len(), TOP as usize + 1);
+        assert!(
+            report
+                .iter()
+                .all(|u| matches!(u.outcome, Outcome::Reblocked { from: 2048 })),
+            "{report:?}"
+        );
+        for k in 0..=TOP {
+            assert_eq!(
+                std::fs::read(file(&dir.0, k)).unwrap(),
+                want[k as usize],
+                "level {k}"
+            );
+        }
+        assert!(!dir.0.join(".kalah-reblock-3-standard.journal").exists());
+        readable(&dir.0);
+        // Run again: nothing to do.
+        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        assert!(report.iter().all(|u| matches!(u.outcome, Outcome::Current)));
+    }
+
+    #[test]
+    fn an_upgrade_stopped_between_two_levels_is_finished_by_the_next() {
+        let dir = Scratch::new("reblock-stopped");
+        let want = built(&dir.0);
+        reblock_levels(&dir.0, 0..=TOP, 11);
+        // Stopped after level 8: the journal holds the old headers of 0..=8, level 9 no longer
+        // chains to level 8 as it is now, and readers refuse it.
+        let cancel = AtomicBool::new(false);
+        let mut journal = Journal::load(&dir.0, (3, Rules::Standard)).unwrap();
+        for k in 0..=8 {
+            let path = file(&dir.0, k);
+            let header = read_header(&path).unwrap();
+            reblock(&path, header, BLOCK_SHIFT, &cancel, &mut journal).unwrap();
+        }
+        drop(journal);
+        assert!(dir.0.join(".kalah-reblock-3-standard.journal").exists());
+        let base =
+            crate::db::Tablebase::open(&dir.0, 3, Rules::Standard, crate::db::Access::Map).unwrap();
+        assert!(matches!(
+            innermost(&base.level(9).map(|_| ()).unwrap_err()),
+            DbError::Lineage { level: 9, .. }
+        ));
+        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        let reblocked = report
+            .iter()
+            .filter(|u| matches!(u.outcome, Outcome::Reblocked { .. }))
+            .count();
+        assert_eq!(reblocked, (TOP - 8) as usize, "{report:?}");
+        for k in 0..=TOP {
+            assert_eq!(
+                std::fs::read(file(&dir.0, k)).unwrap(),
+                want[k as usize],
+                "level {k}"
+            );
+        }
+        assert!(!dir.0.join(".kalah-reblock-3-standard.journal").exists());
+        readable(&dir.0);
+    }
+
+    #[test]
+    fn a_level_built_on_other_levels_is_not_chained_to_them() {
+        let dir = Scratch::new("reblock-lineage");
+        built(&dir.0);
+        reblock_levels(&dir.0, 0..=TOP, 11);
+        let other = Scratch::new("reblock-lineage-other");
+        let cancel = AtomicBool::new(false);
+        crate::db::build(&other.0, 3, Rules::Standard, 8, &cancel, &|_| {}).unwrap();
+        // Level 8 in blocks of 512 under a level 9 that chained to level 8 in blocks of 2048,
+        // with no journal to say what level 8 was: level 9 must fail, and stay as it was.
+        std::fs::copy(file(&other.0, 8), file(&dir.0, 8)).unwrap();
+        let before = std::fs::read(file(&dir.0, 9)).unwrap();
+        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        let failed: Vec<_> = report
+            .iter()
+            .filter_map(|u| match &u.outcome {
+                Outcome::Failed(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            failed
+                .iter()
+                .any(|e| matches!(innermost(e), DbError::Lineage { level: 9, .. })),
+            "{report:?}"
+        );
+        assert_eq!(std::fs::read(file(&dir.0, 9)).unwrap(), before);
+        assert!(dir.0.join(".kalah-reblock-3-standard.journal").exists());
     }
 }

@@ -29,7 +29,7 @@ pub struct BuildArgs {
     #[arg(long, short = 'm')]
     houses: usize,
     /// The top level K: the most seeds on the board (at most 64). Size grows fast: with 6
-    /// houses, levels up to 24 take 0.78 GB, up to 28 3.5 GB, up to 32 14.0 GB.
+    /// houses, levels up to 24 take 0.80 GB, up to 28 3.6 GB, up to 32 14.2 GB.
     #[arg(long, value_name = "K")]
     max_seeds: u32,
     /// Capture rule: `standard` or `empty-capture`.

@@ -40,7 +40,7 @@ pub fn run(args: InfoArgs) -> Result<(), CliError> {
         } else {
             println!(
                 "no database in the database home {} yet (`kalah db build --houses 6 \
-                 --max-seeds 24` builds the 6-house levels up to 24 seeds: 0.78 GB, about a \
+                 --max-seeds 24` builds the 6-house levels up to 24 seeds: 0.80 GB, about a \
                  minute on 2 cores)",
                 dir.display()
             );

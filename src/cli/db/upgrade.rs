@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use clap::Args;
+use kalah::db::format::BLOCK_SHIFT;
 use kalah::db::upgrade::{Outcome, upgrade};
 use serde_json::json;
 
@@ -16,16 +17,21 @@ use super::writer_error;
 ///
 /// The older forms are format 1 (one byte an entry, one checksum a file) and the first format 2
 /// files (one byte an entry, a checksum per block): the rewrite keeps every entry and shrinks the
-/// files to 5/8 (levels 16 to 31). A file whose checksum fails is left as it is and reported:
-/// rebuild it (delete it and run `kalah db build`). Files in the current format are left alone.
-/// Takes the directory's build lock, so it cannot run beside a build.
+/// files to 5/8 (levels 16 to 31). Files in the current format but in blocks of another size
+/// (levels built before blocks of 512 entries: 2048) are rewritten with the same entries in
+/// blocks of 512, which a fresh search checks at less cost (the files grow by 2%); each level
+/// is checked against the level below as it was and chained to it as it is now, so an upgrade
+/// stopped midway is finished by running it again (readers refuse the level above the last one
+/// rewritten until then; they never misread it). A file whose checksum fails is left as it is
+/// and reported: rebuild it (delete it and run `kalah db build`). Other files in the current
+/// format are left alone. Takes the directory's build lock, so it cannot run beside a build.
 #[derive(Args, Debug)]
 pub struct UpgradeArgs {
     /// Directory of the level files [default: the database home].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Print JSON: {"dir", "files": [{"file", "outcome": "upgraded"|"current"|"failed",
-    /// "error"}], "ok"}.
+    /// Print JSON: {"dir", "files": [{"file", "outcome":
+    /// "upgraded"|"reblocked"|"current"|"failed", "error"}], "ok"}.
     #[arg(long)]
     json: bool,
 }
@@ -41,6 +47,10 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
         let name = u.path.display();
         match &u.outcome {
             Outcome::Upgraded => eprintln!("  {name}: upgraded"),
+            Outcome::Reblocked { from } => eprintln!(
+                "  {name}: rewritten in blocks of {} entries (was {from})",
+                1u64 << BLOCK_SHIFT
+            ),
             Outcome::Current => eprintln!("  {name}: already in the current format"),
             Outcome::Failed(e) => eprintln!("  FAILED: {e}"),
         }
@@ -52,7 +62,7 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
         .count();
     let upgraded = report
         .iter()
-        .filter(|u| matches!(u.outcome, Outcome::Upgraded))
+        .filter(|u| matches!(u.outcome, Outcome::Upgraded | Outcome::Reblocked { .. }))
         .count();
     if json {
         let files: Vec<_> = report
@@ -60,6 +70,7 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
             .map(|u| {
                 let (outcome, error) = match &u.outcome {
                     Outcome::Upgraded => ("upgraded", None),
+                    Outcome::Reblocked { .. } => ("reblocked", None),
                     Outcome::Current => ("current", None),
                     Outcome::Failed(e) => ("failed", Some(e.to_string())),
                 };
