@@ -1,9 +1,10 @@
 //! `kalah db upgrade`: level files of an older form rewritten in the current one.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
+use kalah::db::DbError;
 use kalah::db::format::BLOCK_SHIFT;
 use kalah::db::upgrade::{Outcome, upgrade};
 use serde_json::json;
@@ -40,22 +41,49 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
     let dir = super::super::db_choice::dir_or_home(&args.dir)?;
     let cancel = AtomicBool::new(false);
     let json = args.json;
-    let report = upgrade(&dir, &cancel, &|u| {
-        if json {
-            return;
-        }
-        let name = u.path.display();
-        match &u.outcome {
-            Outcome::Upgraded => eprintln!("  {name}: upgraded"),
-            Outcome::Reblocked { from } => eprintln!(
-                "  {name}: rewritten in blocks of {} entries (was {from})",
-                1u64 << BLOCK_SHIFT
+    // Ctrl-C or SIGTERM stops the upgrade between two files (a file being written is finished
+    // first): every file rewritten is kept, and the same command finishes the rest.
+    kalah::catch_interrupt();
+    let finished = AtomicBool::new(false);
+    let report = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                if kalah::interrupted() {
+                    cancel.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let report = upgrade(&dir, &cancel, &|u| {
+            if json {
+                return;
+            }
+            let name = u.path.display();
+            match &u.outcome {
+                Outcome::Upgraded => eprintln!("  {name}: upgraded"),
+                Outcome::Reblocked { from } => eprintln!(
+                    "  {name}: rewritten in blocks of {} entries (was {from})",
+                    1u64 << BLOCK_SHIFT
+                ),
+                Outcome::Current => eprintln!("  {name}: already in the current format"),
+                Outcome::Failed(e) => eprintln!("  FAILED: {e}"),
+            }
+        });
+        finished.store(true, Ordering::Relaxed);
+        report
+    });
+    if let Err(DbError::Cancelled) = report {
+        return Err(CliError {
+            message: format!(
+                "interrupted: every file rewritten so far is kept in {}; the same command \
+                 finishes the rest",
+                dir.display()
             ),
-            Outcome::Current => eprintln!("  {name}: already in the current format"),
-            Outcome::Failed(e) => eprintln!("  FAILED: {e}"),
-        }
-    })
-    .map_err(|e| writer_error("cannot upgrade", e))?;
+            code: 130,
+        });
+    }
+    let report = report.map_err(|e| writer_error("cannot upgrade", e))?;
     let failed = report
         .iter()
         .filter(|u| matches!(u.outcome, Outcome::Failed(_)))
