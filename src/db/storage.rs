@@ -378,7 +378,8 @@ impl Level {
         }
     }
 
-    /// Starts loading block `block`'s bytes and its checksum, for a check soon after.
+    /// Starts loading block `block`'s bytes and its checksum, for a check soon after (nothing
+    /// for a level not in memory).
     #[inline]
     pub fn prefetch_block(&self, block: u64) {
         let Some(all) = self.storage.as_slice() else {
@@ -410,16 +411,10 @@ impl Level {
     /// Whether block `block` matches its checksum (remembered when it does); an error only if
     /// the bytes cannot be read.
     fn block_passes(&self, block: u64) -> Result<bool, DbError> {
+        // Every line of the block asked for at once: the hash then waits on memory once, not
+        // once a line; and the stored checksum, read after the hash, loads meanwhile.
+        self.prefetch_block(block);
         let range = self.header.block_bytes_range(block);
-        let table_at = self.header.checksum_offset(block);
-        if let Some(word) = self
-            .storage
-            .as_slice()
-            .and_then(|all| all.get(table_at as usize))
-        {
-            // The stored checksum is read after the hash: its load overlaps the hashing.
-            crate::memory::prefetch(word);
-        }
         let mut owned = Vec::new();
         let bytes = match self.entries_unchecked() {
             Some(entries) => &entries.bytes()[range.start as usize..range.end as usize],
@@ -430,11 +425,6 @@ impl Level {
                 &owned[..]
             }
         };
-        // Every line of the block asked for at once: the hash then waits on memory once, not
-        // once a line.
-        for line in bytes.chunks(64) {
-            crate::memory::prefetch(&line[0]);
-        }
         let found = block_checksum(bytes, self.header.block_seed(block));
         if found != self.stored_checksum(block)? {
             return Ok(false);

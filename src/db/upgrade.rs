@@ -410,10 +410,11 @@ fn pack_byte_wide(path: &Path, head: &[u8], cancel: &AtomicBool) -> Result<(), D
 }
 
 /// Rewrites the current-format level at `path` (header `header`) with blocks of 2^`shift`
-/// entries ([`BLOCK_SHIFT`] but in tests): the same bytes of entries, a new block table, and (if it records one) its
-/// lineage chained to the level below as that file is now, once every block passed its check and
-/// its lineage matched the level below as it was (the journal's header of it, if a re-block
-/// rewrote it, else its file). The header is recorded in `journal` before the file is replaced.
+/// entries ([`BLOCK_SHIFT`] but in tests): the same bytes of entries, a new block table, and
+/// (if it records one) its lineage chained to the level below as that file is now, once every
+/// block passed its check and its lineage matched the level below as it was (the journal's
+/// header of it, if a re-block rewrote it, else its file). The header is recorded in `journal`
+/// before the file is replaced.
 fn reblock(
     path: &Path,
     header: Header,
