@@ -603,6 +603,20 @@ mod tests {
         assert!(report.levels.iter().all(|l| l.defect.is_none()));
     }
 
+    /// Every level of `dir` holds the bytes `want` a build wrote, the journal is gone, and the
+    /// levels read and verify.
+    fn as_built(dir: &Path, want: &[Vec<u8>]) {
+        for k in 0..=TOP {
+            assert_eq!(
+                std::fs::read(file(dir, k)).unwrap(),
+                want[k as usize],
+                "level {k}"
+            );
+        }
+        assert!(!dir.join(".kalah-reblock-3-standard.journal").exists());
+        readable(dir);
+    }
+
     #[test]
     fn levels_in_other_blocks_are_rewritten_to_the_bytes_a_build_writes() {
         let dir = Scratch::new("reblock");
@@ -624,15 +638,7 @@ mod tests {
                 .all(|u| matches!(u.outcome, Outcome::Reblocked { from: 2048 })),
             "{report:?}"
         );
-        for k in 0..=TOP {
-            assert_eq!(
-                std::fs::read(file(&dir.0, k)).unwrap(),
-                want[k as usize],
-                "level {k}"
-            );
-        }
-        assert!(!dir.0.join(".kalah-reblock-3-standard.journal").exists());
-        readable(&dir.0);
+        as_built(&dir.0, &want);
         // Run again: nothing to do.
         let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
         assert!(report.iter().all(|u| matches!(u.outcome, Outcome::Current)));
@@ -666,15 +672,7 @@ mod tests {
             .filter(|u| matches!(u.outcome, Outcome::Reblocked { .. }))
             .count();
         assert_eq!(reblocked, (TOP - 8) as usize, "{report:?}");
-        for k in 0..=TOP {
-            assert_eq!(
-                std::fs::read(file(&dir.0, k)).unwrap(),
-                want[k as usize],
-                "level {k}"
-            );
-        }
-        assert!(!dir.0.join(".kalah-reblock-3-standard.journal").exists());
-        readable(&dir.0);
+        as_built(&dir.0, &want);
     }
 
     #[test]

@@ -46,15 +46,7 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !finished.load(Ordering::Relaxed) {
-                if kalah::interrupted() {
-                    cancel.store(true, Ordering::Relaxed);
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-        });
+        super::cancel_on_interrupt(scope, &finished, &cancel);
         let report = upgrade(&dir, &cancel, &|u| {
             if json {
                 return;
