@@ -30,6 +30,24 @@ pub fn write_whole(
     write_through_temporary(path, write).map(drop)
 }
 
+/// Makes the rename of a file written whole at `path` ([`write_whole`]) last a power cut: syncs
+/// the directory that holds it (on Unix; elsewhere nothing). The file itself must have been
+/// synced by the writer.
+pub fn sync_parent(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        File::open(dir)?.sync_all()?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 /// [`write_whole`], returning the new file, still open.
 fn write_through_temporary(
     path: &Path,

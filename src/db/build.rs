@@ -895,10 +895,6 @@ pub(crate) fn write_level_from(
         crate::memory::drop_cached(file);
         Ok(())
     })?;
-    #[cfg(unix)]
-    if let Some(dir) = path.parent() {
-        // Make the rename itself durable.
-        std::fs::File::open(dir)?.sync_all()?;
-    }
+    crate::files::sync_parent(path)?;
     Ok(())
 }

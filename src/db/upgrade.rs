@@ -242,7 +242,8 @@ impl Journal {
         })
     }
 
-    /// Records `header`, the header of a level about to be rewritten, on disk first.
+    /// Records `header`, the header of a level about to be rewritten, on disk first (synced,
+    /// the rename too, before the level is replaced).
     fn record(&mut self, header: Header) -> Result<(), DbError> {
         self.old.insert(header.level, header);
         let mut levels: Vec<_> = self.old.values().collect();
@@ -250,8 +251,10 @@ impl Journal {
         let bytes: Vec<u8> = levels.iter().flat_map(|h| h.to_bytes()).collect();
         crate::files::write_whole(&self.path, |file| {
             use std::io::Write;
-            file.write_all(&bytes)
+            file.write_all(&bytes)?;
+            file.sync_all()
         })
+        .and_then(|()| crate::files::sync_parent(&self.path))
         .map_err(|e| DbError::from(e).in_file(&self.path))
     }
 
@@ -369,7 +372,7 @@ fn upgrade_file(
         header.rules,
         header.level,
         entries,
-        lineage_below(path, header.level),
+        lineage_below(path, usize::from(header.houses), header.rules, header.level),
     )?;
     Ok(Outcome::Upgraded)
 }
@@ -405,7 +408,7 @@ fn pack_byte_wide(path: &Path, head: &[u8], cancel: &AtomicBool) -> Result<(), D
         header.rules,
         header.level,
         bytes,
-        lineage_below(path, header.level),
+        lineage_below(path, houses, header.rules, header.level),
     )
 }
 
@@ -438,7 +441,7 @@ fn reblock(
     let lineage = match header.lineage {
         None => None,
         Some(recorded) => {
-            let below_path = below(path, header.level).ok_or_else(|| {
+            let below_path = below(path, houses, header.rules, header.level).ok_or_else(|| {
                 DbError::Corrupt(format!(
                     "level {} records a lineage but there is no level below it",
                     header.level
@@ -466,14 +469,13 @@ fn reblock(
         .flat_map_iter(|(j, block)| block_checksum(block, new.block_seed(j as u64)).to_le_bytes())
         .collect();
     new.table_checksum = table_checksum(&table);
-    let padding = (new.table_offset() - HEADER_LEN as u64) as usize - bytes.len();
     journal.record(header)?;
     crate::files::write_whole(path, |file| {
         use std::io::Write;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut *file);
         out.write_all(&new.to_bytes())?;
         out.write_all(bytes)?;
-        out.write_all(&vec![0u8; padding])?;
+        out.write_all(&vec![0u8; crate::db::format::padding(&new)])?;
         out.write_all(&table)?;
         out.flush()?;
         drop(out);
@@ -481,16 +483,15 @@ fn reblock(
         crate::memory::drop_cached(file);
         Ok(())
     })
+    .and_then(|()| crate::files::sync_parent(path))
     .map_err(DbError::from)
 }
 
-/// The file of the level below level `level` whose file is `path` (same directory, houses and
-/// rules), if `level` > 0.
-fn below(path: &Path, level: u32) -> Option<PathBuf> {
-    let below = level.checked_sub(1)?;
-    let name = path.file_name()?.to_str()?;
-    let below_name = name.replace(&format!("-{level:03}.kdb"), &format!("-{below:03}.kdb"));
-    Some(path.with_file_name(below_name))
+/// The file of the level below level `level` of `houses` houses under `rules`, whose file is
+/// `path` (in the same directory), if `level` > 0.
+fn below(path: &Path, houses: usize, rules: Rules, level: u32) -> Option<PathBuf> {
+    let name = crate::db::level_file_name(houses, rules, level.checked_sub(1)?);
+    Some(path.with_file_name(name))
 }
 
 /// The header of the level file at `path`.
@@ -499,11 +500,12 @@ fn read_header(path: &Path) -> Result<Header, DbError> {
     Header::read(&mut file).map_err(|e| e.in_file(path))
 }
 
-/// The lineage a level `level` written at `path` records: that of the level below it, as its
-/// file in the same directory says (already upgraded: the files go level by level upwards);
-/// `None` for level 0, or when that file cannot be read as a current level.
-fn lineage_below(path: &Path, level: u32) -> Option<u64> {
-    let header = read_header(&below(path, level)?).ok()?;
+/// The lineage a level `level` (of `houses` houses under `rules`) written at `path` records:
+/// that of the level below it, as its file in the same directory says (already upgraded: the
+/// files go level by level upwards); `None` for level 0, or when that file cannot be read as a
+/// current level.
+fn lineage_below(path: &Path, houses: usize, rules: Rules, level: u32) -> Option<u64> {
+    let header = read_header(&below(path, houses, rules, level)?).ok()?;
     Some(lineage_after(&header))
 }
 
