@@ -408,13 +408,11 @@ fn too_big(len: u64, max: u64) -> std::io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
     use std::io::Write;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("kalah-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> Scratch {
+        Scratch::new(&format!("files-{name}"))
     }
 
     fn leftovers(dir: &Path) -> Vec<String> {
@@ -446,7 +444,6 @@ mod tests {
         std::fs::create_dir_all(blocked.join("x")).unwrap();
         assert!(write_whole(&blocked, |f| f.write_all(b"text")).is_err());
         assert!(leftovers(&dir).is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -481,7 +478,6 @@ mod tests {
             assert_eq!(e.to_string(), "it is a FIFO, not a regular file");
             assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -513,7 +509,6 @@ mod tests {
         let unused = dir.join("unused.txt");
         drop(claim(&unused, false).unwrap());
         assert!(!unused.exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -540,6 +535,5 @@ mod tests {
             drop(held);
             assert!(lock_dir(&dir).unwrap().is_some());
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -64,6 +64,8 @@ pub mod reference;
 pub mod render;
 pub mod rng;
 pub mod rules;
+#[cfg(test)]
+mod scratch;
 pub mod search;
 pub mod text;
 

@@ -758,6 +758,7 @@ fn follow_level(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
 
     /// Writes the pair files of level `k` of `job`, from the levels below in its directory.
     fn write_pairs(job: &Job<'_>, k: u32) {
@@ -770,8 +771,7 @@ mod tests {
     #[test]
     fn rank_0_checks_the_pair_files_as_it_writes_the_level() {
         let (houses, rules, k) = (3, Rules::Standard, 9);
-        let dir = std::env::temp_dir().join(format!("kalah-assemble-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = Scratch::new("assemble");
         let (pool, cancel) = (
             rayon::ThreadPoolBuilder::new().build().unwrap(),
             AtomicBool::new(false),
@@ -831,6 +831,5 @@ mod tests {
             assert_eq!((inode(1), inode(3)), before);
             assert!(job.pair_path(k, 2).exists() && job.pair_path(k, 4).exists());
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

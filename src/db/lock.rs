@@ -74,11 +74,11 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
 
     #[test]
     fn a_second_lock_names_the_holder() {
-        let dir = std::env::temp_dir().join(format!("kalah-lock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("lock");
         let held = lock(&dir).unwrap();
         match lock(&dir) {
             Err(DbError::Busy { pid, .. }) => assert_eq!(pid, Some(std::process::id())),
@@ -87,15 +87,12 @@ mod tests {
         drop(held);
         let again = lock(&dir).unwrap();
         drop(again);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn a_lock_file_that_is_a_link_is_refused_and_its_target_untouched() {
-        let dir = std::env::temp_dir().join(format!("kalah-lock-link-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("lock-link");
         let victim = dir.join("victim.txt");
         std::fs::write(&victim, "precious\n").unwrap();
         std::os::unix::fs::symlink(&victim, dir.join(LOCK_FILE)).unwrap();
@@ -107,6 +104,5 @@ mod tests {
         std::os::unix::fs::symlink(dir.join("made.txt"), dir.join(LOCK_FILE)).unwrap();
         assert!(lock(&dir).is_err());
         assert!(!dir.join("made.txt").exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

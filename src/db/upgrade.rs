@@ -512,6 +512,7 @@ fn lineage_below(path: &Path, houses: usize, rules: Rules, level: u32) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::Scratch;
 
     #[test]
     fn one_changed_byte_changes_the_v1_checksum() {
@@ -540,25 +541,6 @@ mod tests {
         bad[20] = 1;
         assert_eq!(HeaderV1::from_bytes(&bad), None);
     }
-    /// A directory of its own under the system's temporary directory, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let dir =
-                std::env::temp_dir().join(format!("kalah-upgrade-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            Scratch(dir)
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
     // Levels up to 6 hold at most 512 entries: one block at either size, the same table.
     const TOP: u32 = 11;
 
@@ -621,18 +603,15 @@ mod tests {
 
     #[test]
     fn levels_in_other_blocks_are_rewritten_to_the_bytes_a_build_writes() {
-        let dir = Scratch::new("reblock");
-        let want = built(&dir.0);
+        let dir = Scratch::new("upgrade-reblock");
+        let want = built(&dir);
         // The levels as an older build wrote them: blocks of 2048, lineage chained at that size.
-        reblock_levels(&dir.0, 0..=TOP, 11);
-        assert_eq!(read_header(&file(&dir.0, TOP)).unwrap().block_shift, 11);
-        assert_ne!(
-            std::fs::read(file(&dir.0, TOP)).unwrap(),
-            want[TOP as usize]
-        );
-        readable(&dir.0);
+        reblock_levels(&dir, 0..=TOP, 11);
+        assert_eq!(read_header(&file(&dir, TOP)).unwrap().block_shift, 11);
+        assert_ne!(std::fs::read(file(&dir, TOP)).unwrap(), want[TOP as usize]);
+        readable(&dir);
         let cancel = AtomicBool::new(false);
-        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        let report = upgrade(&dir, &cancel, &|_| {}).unwrap();
         assert_eq!(report.len(), TOP as usize + 1);
         assert!(
             report
@@ -640,56 +619,56 @@ mod tests {
                 .all(|u| matches!(u.outcome, Outcome::Reblocked { from: 2048 })),
             "{report:?}"
         );
-        as_built(&dir.0, &want);
+        as_built(&dir, &want);
         // Run again: nothing to do.
-        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        let report = upgrade(&dir, &cancel, &|_| {}).unwrap();
         assert!(report.iter().all(|u| matches!(u.outcome, Outcome::Current)));
     }
 
     #[test]
     fn an_upgrade_stopped_between_two_levels_is_finished_by_the_next() {
-        let dir = Scratch::new("reblock-stopped");
-        let want = built(&dir.0);
-        reblock_levels(&dir.0, 0..=TOP, 11);
+        let dir = Scratch::new("upgrade-reblock-stopped");
+        let want = built(&dir);
+        reblock_levels(&dir, 0..=TOP, 11);
         // Stopped after level 8: the journal holds the old headers of 0..=8, level 9 no longer
         // chains to level 8 as it is now, and readers refuse it.
         let cancel = AtomicBool::new(false);
-        let mut journal = Journal::load(&dir.0, (3, Rules::Standard)).unwrap();
+        let mut journal = Journal::load(&dir, (3, Rules::Standard)).unwrap();
         for k in 0..=8 {
-            let path = file(&dir.0, k);
+            let path = file(&dir, k);
             let header = read_header(&path).unwrap();
             reblock(&path, header, BLOCK_SHIFT, &cancel, &mut journal).unwrap();
         }
         drop(journal);
-        assert!(dir.0.join(".kalah-reblock-3-standard.journal").exists());
+        assert!(dir.join(".kalah-reblock-3-standard.journal").exists());
         let base =
-            crate::db::Tablebase::open(&dir.0, 3, Rules::Standard, crate::db::Access::Map).unwrap();
+            crate::db::Tablebase::open(&dir, 3, Rules::Standard, crate::db::Access::Map).unwrap();
         assert!(matches!(
             innermost(&base.level(9).map(|_| ()).unwrap_err()),
             DbError::Lineage { level: 9, .. }
         ));
-        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        let report = upgrade(&dir, &cancel, &|_| {}).unwrap();
         let reblocked = report
             .iter()
             .filter(|u| matches!(u.outcome, Outcome::Reblocked { .. }))
             .count();
         assert_eq!(reblocked, (TOP - 8) as usize, "{report:?}");
-        as_built(&dir.0, &want);
+        as_built(&dir, &want);
     }
 
     #[test]
     fn a_level_built_on_other_levels_is_not_chained_to_them() {
-        let dir = Scratch::new("reblock-lineage");
-        built(&dir.0);
-        reblock_levels(&dir.0, 0..=TOP, 11);
-        let other = Scratch::new("reblock-lineage-other");
+        let dir = Scratch::new("upgrade-reblock-lineage");
+        built(&dir);
+        reblock_levels(&dir, 0..=TOP, 11);
+        let other = Scratch::new("upgrade-reblock-lineage-other");
         let cancel = AtomicBool::new(false);
-        crate::db::build(&other.0, 3, Rules::Standard, 8, &cancel, &|_| {}).unwrap();
+        crate::db::build(&other, 3, Rules::Standard, 8, &cancel, &|_| {}).unwrap();
         // Level 8 in blocks of 512 under a level 9 that chained to level 8 in blocks of 2048,
         // with no journal to say what level 8 was: level 9 must fail, and stay as it was.
-        std::fs::copy(file(&other.0, 8), file(&dir.0, 8)).unwrap();
-        let before = std::fs::read(file(&dir.0, 9)).unwrap();
-        let report = upgrade(&dir.0, &cancel, &|_| {}).unwrap();
+        std::fs::copy(file(&other, 8), file(&dir, 8)).unwrap();
+        let before = std::fs::read(file(&dir, 9)).unwrap();
+        let report = upgrade(&dir, &cancel, &|_| {}).unwrap();
         let failed: Vec<_> = report
             .iter()
             .filter_map(|u| match &u.outcome {
@@ -703,7 +682,7 @@ mod tests {
                 .any(|e| matches!(innermost(e), DbError::Lineage { level: 9, .. })),
             "{report:?}"
         );
-        assert_eq!(std::fs::read(file(&dir.0, 9)).unwrap(), before);
-        assert!(dir.0.join(".kalah-reblock-3-standard.journal").exists());
+        assert_eq!(std::fs::read(file(&dir, 9)).unwrap(), before);
+        assert!(dir.join(".kalah-reblock-3-standard.journal").exists());
     }
 }

@@ -258,6 +258,7 @@ pub fn load(
 mod tests {
     use super::*;
     use crate::lanes::Narrow;
+    use crate::scratch::Scratch;
     use crate::search::tt::{EXACT_DEPTH, Entry};
 
     fn key(i: u64) -> Narrow {
@@ -276,8 +277,7 @@ mod tests {
 
     #[test]
     fn a_saved_table_loads_back_and_damage_is_caught() {
-        let dir = std::env::temp_dir().join(format!("kalah-table-file-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("table-file");
         let path = dir.join("table.ktt");
         let tt = TranspositionTable::new(1).unwrap();
         for i in 0..2000 {
@@ -320,7 +320,6 @@ mod tests {
         assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
         std::fs::write(&path, b"hello").unwrap();
         assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(target_os = "linux")]
@@ -335,8 +334,7 @@ mod tests {
         let e = write_file(&tt, 6, Rules::Standard, &mut full).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC), "{e}");
         // A directory that is a file: no temporary can be made there, not even by root.
-        let dir = std::env::temp_dir().join(format!("kalah-table-full-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("table-full");
         let blocker = dir.join("file");
         std::fs::write(&blocker, "x").unwrap();
         let path = blocker.join("table.ktt");
@@ -350,6 +348,5 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.unwrap().success());
         assert!(matches!(read_header(&fifo), Err(TableFileError::Io(_))));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
