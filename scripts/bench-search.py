@@ -29,6 +29,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -119,13 +120,18 @@ def main():
     if not args.no_warm and top >= 0:
         used = max([r["k"] for r in rows if r["k"] <= top], default=top)
         warm = [args.kalah, "db", "warm", "--dir", db, "--max-level", str(used), "--hold"]
-        holder = subprocess.Popen(
-            warm + ["--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-        )
+        # Its stderr goes to a file, read only if it fails: a pipe nobody reads could fill.
+        errors = tempfile.TemporaryFile(mode="w+")
+        holder = subprocess.Popen(warm + ["--json"], stdout=subprocess.PIPE, stderr=errors, text=True)
         said = holder.stdout.readline()
         if not said:
             holder.wait()
-            sys.exit(f"bench-search: `{' '.join(warm)}` failed (exit {holder.returncode})")
+            errors.seek(0)
+            why = errors.read().strip()
+            sys.exit(
+                f"bench-search: `{' '.join(warm)}` failed (exit {holder.returncode})"
+                + (f": {why}" if why else "")
+            )
         said = json.loads(said)
         print(
             f"warmed and held: levels 0..{used}, {said['bytes']} bytes in {said['seconds']} s",
