@@ -61,6 +61,10 @@ def run(cmd):
 
 def suite(args):
     rows = []
+    # The subtrees are searched, never read from a book; builds from before the books have
+    # no --no-book (and read none).
+    helped = subprocess.run([args.kalah, "analyze", "--help"], capture_output=True, text=True)
+    no_book = ["--no-book"] if "--no-book" in helped.stdout else []
     if args.suite in ("starts", "all"):
         # Kalah(6,5) on the levels 0..24 would take ten minutes: it runs on 0..32 only.
         for seeds, k in ((4, 24), (4, 32), (5, 32)):
@@ -91,7 +95,7 @@ def suite(args):
                     "name": r["position"],
                     "k": r["max_level"],
                     "threads": 1,
-                    "cmd": ["analyze", r["position"], "--no-book"],
+                    "cmd": ["analyze", r["position"], *no_book],
                 }
             )
     return rows
@@ -111,6 +115,8 @@ def main():
     args = p.parse_args()
     if not 1 <= args.repeat <= 100:
         p.error("--repeat: 1 to 100")
+    if not os.access(args.kalah, os.X_OK):
+        p.error(f"--kalah {args.kalah}: not an executable")
     db = args.db or os.environ.get("KALAH_DB") or str(
         Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "kalah"
     )
