@@ -341,10 +341,15 @@ pub fn search<L: Lanes>(
         at: None,
     }; MAX_MOVES];
     let mut count = 0;
+    // From the house nearest the store down: the move read first after the sort is most often
+    // one of the higher houses, and its entry, asked for as it is sown, then has the other
+    // sowings' time to arrive (the first entry read refutes 73% of the nodes with moves into
+    // the databases). The same tree as from house 0 up; 4-6% more nodes a second on the
+    // subtree benchmark (docs/performance.md).
     let mut movable = board.movable();
     while movable != 0 {
-        let h = movable.trailing_zeros() as usize;
-        movable &= movable - 1;
+        let h = (31 - movable.leading_zeros()) as usize;
+        movable &= !(1 << h);
         let (next, s) = board.sow(h, shared.rules);
         let mut at = None;
         if !s.game_over {
