@@ -29,10 +29,10 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from levels import hold, home
 from machine import machine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,28 +117,13 @@ def main():
         p.error("--repeat: 1 to 100")
     if not os.access(args.kalah, os.X_OK):
         p.error(f"--kalah {args.kalah}: not an executable")
-    db = args.db or os.environ.get("KALAH_DB") or str(
-        Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "kalah"
-    )
+    db = args.db or home()
     top = levels_present(db, 6)
     rows = suite(args)
     holder = None
     if not args.no_warm and top >= 0:
         used = max([r["k"] for r in rows if r["k"] <= top], default=top)
-        warm = [args.kalah, "db", "warm", "--dir", db, "--max-level", str(used), "--hold"]
-        # Its stderr goes to a file, read only if it fails: a pipe nobody reads could fill.
-        errors = tempfile.TemporaryFile(mode="w+")
-        holder = subprocess.Popen(warm + ["--json"], stdout=subprocess.PIPE, stderr=errors, text=True)
-        said = holder.stdout.readline()
-        if not said:
-            holder.wait()
-            errors.seek(0)
-            why = errors.read().strip()
-            sys.exit(
-                f"bench-search: `{' '.join(warm)}` failed (exit {holder.returncode})"
-                + (f": {why}" if why else "")
-            )
-        said = json.loads(said)
+        holder, said = hold(args.kalah, db, used, "bench-search")
         print(
             f"warmed and held: levels 0..{used}, {said['bytes']} bytes in {said['seconds']} s",
             file=sys.stderr,

@@ -30,6 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from levels import hold, home
 from machine import machine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,12 +39,6 @@ GROUPS = (
     ("0..32", lambda k: k == 32),
     ("all", lambda k: True),
 )
-
-
-def home():
-    return os.environ.get("KALAH_DB") or str(
-        Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "kalah"
-    )
 
 
 def drop_from_cache(db):
@@ -56,24 +51,11 @@ def drop_from_cache(db):
             os.close(fd)
 
 
-def hold(holder, db):
-    """Starts `holder db warm --hold` on `db` and waits until its levels are held."""
-    errors = tempfile.TemporaryFile(mode="w+")
-    cmd = [holder, "db", "warm", "--dir", db, "--max-level", "32", "--hold", "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, text=True)
-    if not proc.stdout.readline():
-        proc.wait()
-        errors.seek(0)
-        sys.exit(f"compare-search: `{' '.join(cmd)}` failed (exit {proc.returncode}): "
-                 f"{errors.read().strip()}")
-    return proc
-
-
 def run_side(kalah, db, holder, other_db):
     """One pass of the subtree benchmark with `kalah` on `db`: its rows by (name, levels)."""
     if other_db != db:
         drop_from_cache(other_db)
-    proc = hold(holder, db)
+    proc, _ = hold(holder, db, 32, "compare-search")
     try:
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
             subprocess.run(
