@@ -59,26 +59,6 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
 
 /// The error of a command that writes in a database directory: another writer there (the
 /// build lock taken) is the user's to wait for (exit code 2), anything else a failure.
-/// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
-/// until `done` is set, and sets `cancel` when one comes: a long job then stops at its next
-/// check of `cancel`.
-fn cancel_on_interrupt<'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    done: &'scope std::sync::atomic::AtomicBool,
-    cancel: &'scope std::sync::atomic::AtomicBool,
-) {
-    use std::sync::atomic::Ordering;
-    scope.spawn(move || {
-        while !done.load(Ordering::Relaxed) {
-            if kalah::interrupted() {
-                cancel.store(true, Ordering::Relaxed);
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    });
-}
-
 fn writer_error(what: &str, e: DbError) -> CliError {
     let message = format!("{what}: {e}");
     match e {

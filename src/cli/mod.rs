@@ -103,6 +103,25 @@ impl CliError {
     }
 }
 
+/// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
+/// until `done` is set, and calls `stop` when one comes (it cancels a long job, which then stops
+/// at its next check).
+fn cancel_on_interrupt<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    done: &'scope std::sync::atomic::AtomicBool,
+    stop: impl FnOnce() + Send + 'scope,
+) {
+    scope.spawn(move || {
+        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+            if kalah::interrupted() {
+                stop();
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+}
+
 /// Parses the command line, runs the command, maps errors to exit codes.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

@@ -8,7 +8,6 @@ mod merge;
 mod status;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::Args;
@@ -217,24 +216,6 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         return book::run(&args, depth);
     }
     campaign::run(&args)
-}
-
-/// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
-/// until `done`, and cancels `solver`'s search when one comes.
-fn cancel_on_interrupt<'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    done: &'scope AtomicBool,
-    solver: &'scope Solver,
-) {
-    scope.spawn(move || {
-        while !done.load(Ordering::Relaxed) {
-            if kalah::interrupted() {
-                solver.cancel();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    });
 }
 
 /// The root given on the command line, if any.

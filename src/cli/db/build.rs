@@ -94,7 +94,10 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
-        super::cancel_on_interrupt(scope, &finished, &cancel);
+        let flag = &cancel;
+        super::super::cancel_on_interrupt(scope, &finished, move || {
+            flag.store(true, Ordering::Relaxed)
+        });
         let report = pool.install(|| {
             build(
                 &dir,

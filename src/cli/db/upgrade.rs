@@ -46,7 +46,10 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
-        super::cancel_on_interrupt(scope, &finished, &cancel);
+        let flag = &cancel;
+        super::super::cancel_on_interrupt(scope, &finished, move || {
+            flag.store(true, Ordering::Relaxed)
+        });
         let report = upgrade(&dir, &cancel, &|u| {
             if json {
                 return;

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::super::CliError;
 use super::super::args::print_json;
 use super::super::human::human_count;
-use super::{ProveArgs, campaign_solver, cancel_on_interrupt, given_root, ledger_error};
+use super::{ProveArgs, campaign_solver, given_root, ledger_error};
 
 /// `kalah prove --book DEPTH`: the book of the root to DEPTH, each board not yet exact in the
 /// ledgers solved and appended ([`kalah::book::make`]), with a progress bar.
@@ -67,7 +67,8 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let made = std::thread::scope(|scope| {
-        cancel_on_interrupt(scope, &done, &solver);
+        let cancel = &solver;
+        super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel());
         let made = book::make(
             &root,
             &boards,

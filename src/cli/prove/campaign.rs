@@ -12,7 +12,7 @@ use super::super::CliError;
 use super::super::args::print_json;
 use super::super::books::{bounds_text, value_range};
 use super::super::human::human_count;
-use super::{ProveArgs, campaign_solver, cancel_on_interrupt, given_root, prove_error};
+use super::{ProveArgs, campaign_solver, given_root, prove_error};
 
 pub fn run(args: &ProveArgs) -> Result<(), CliError> {
     let own = args.ledger.as_ref().expect("clap requires --ledger");
@@ -61,7 +61,8 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
-        cancel_on_interrupt(scope, &done, &solver);
+        let cancel = &solver;
+        super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel());
         if args.table.period().is_some() {
             // The table saved every --save-every minutes while the tests run.
             let (solver, done) = (&solver, &done);
