@@ -28,11 +28,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rayon::prelude::*;
-
 use crate::db::build::write_level;
 use crate::db::format::{
-    BLOCK_SHIFT, HEADER_LEN, Header, MAGIC, block_checksum, lineage_after, table_checksum,
+    BLOCK_SHIFT, HEADER_LEN, Header, MAGIC, block_table, lineage_after, table_checksum,
 };
 use crate::db::storage::open_level_any_width;
 use crate::db::{DbError, MAX_DB_HOUSES, MAX_LEVEL, level_len};
@@ -462,12 +460,7 @@ fn reblock(
     let mut new = Header::new(header.houses, header.rules, header.level, header.entries);
     new.lineage = lineage;
     new.block_shift = shift;
-    let block_bytes = new.block_bytes() as usize;
-    let table: Vec<u8> = bytes
-        .par_chunks(block_bytes)
-        .enumerate()
-        .flat_map_iter(|(j, block)| block_checksum(block, new.block_seed(j as u64)).to_le_bytes())
-        .collect();
+    let table = block_table(&new, bytes);
     new.table_checksum = table_checksum(&table);
     journal.record(header)?;
     crate::files::write_whole(path, |file| {
