@@ -57,6 +57,17 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
         .map_err(|e| CliError::failure(format!("cannot start the worker threads: {e}")))
 }
 
+/// [`super::cancel_on_interrupt`] for a job that checks `cancel`: sets it at Ctrl-C or SIGTERM.
+fn set_on_interrupt<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    done: &'scope std::sync::atomic::AtomicBool,
+    cancel: &'scope std::sync::atomic::AtomicBool,
+) {
+    super::cancel_on_interrupt(scope, done, move || {
+        cancel.store(true, std::sync::atomic::Ordering::Relaxed)
+    });
+}
+
 /// The error of a command that writes in a database directory: another writer there (the
 /// build lock taken) is the user's to wait for (exit code 2), anything else a failure.
 fn writer_error(what: &str, e: DbError) -> CliError {

@@ -94,10 +94,7 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
-        let flag = &cancel;
-        super::super::cancel_on_interrupt(scope, &finished, move || {
-            flag.store(true, Ordering::Relaxed)
-        });
+        super::set_on_interrupt(scope, &finished, &cancel);
         let report = pool.install(|| {
             build(
                 &dir,

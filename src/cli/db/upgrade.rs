@@ -46,10 +46,7 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
-        let flag = &cancel;
-        super::super::cancel_on_interrupt(scope, &finished, move || {
-            flag.store(true, Ordering::Relaxed)
-        });
+        super::set_on_interrupt(scope, &finished, &cancel);
         let report = upgrade(&dir, &cancel, &|u| {
             if json {
                 return;
