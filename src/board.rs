@@ -21,6 +21,8 @@
 //! `s / (2m+1)` whole laps to all `2m` lanes at once; add one seed to the (at most two, when it
 //! wraps) lane ranges that the remainder covers. The last seed's pit is `(h + s) mod (2m+1)`.
 //! When the turn passes the two halves swap, so the board is always seen from the side to move.
+//! On narrow lanes (at most 8 houses a side) a sowing of less than a lap adds its whole run at
+//! once, read from a table by house and seeds ([`Board::sow_narrow`]).
 
 use crate::lanes::{Lanes, Narrow};
 use crate::rules::Rules;
@@ -191,6 +193,13 @@ impl<L: Lanes> Board<L> {
     /// is a logic error (checked in debug builds); [`crate::Position::play`] checks it.
     #[inline(always)]
     pub fn sow(self, h: usize, rules: Rules) -> (Self, Sowing) {
+        L::sow(self, h, rules)
+    }
+
+    /// [`Board::sow`] in the lanes' range operations, for any lane type (the narrow lanes
+    /// have a shorter way for sowings of less than a lap: [`Board::sow_narrow`]).
+    #[inline(always)]
+    pub(crate) fn sow_lanes(self, h: usize, rules: Rules) -> (Self, Sowing) {
         let m = self.houses_per_side();
         let lanes = 2 * m;
         let cycle = lanes + 1;
@@ -265,10 +274,140 @@ impl<L: Lanes> Board<L> {
     }
 }
 
+/// `SOW_RUN[m][h][s]`: the seeds that `s < 2m + 1` seeds sown from the mover's house `h` add to
+/// the narrow lanes of a board of `m` houses a side (one in each lane of the cycle positions
+/// `h + 1 ..= h + s`, wrapping after the opponent's last house, the store skipped). 32 columns,
+/// so that `s` masked to 5 bits needs no bounds check (4 KiB a house count, 36 KiB in all).
+static SOW_RUN: [[[u128; 32]; 8]; 9] = {
+    let mut table = [[[0u128; 32]; 8]; 9];
+    let mut m = 1;
+    while m <= 8 {
+        let cycle = 2 * m + 1;
+        let mut h = 0;
+        while h < m {
+            let mut s = 1;
+            while s < cycle {
+                let p = h + s;
+                let q = if p >= cycle { p - cycle } else { p };
+                let run = table[m][h][s - 1];
+                table[m][h][s] = if q == m {
+                    run
+                } else {
+                    run + (1u128 << (8 * if q < m { q } else { q - 1 }))
+                };
+                s += 1;
+            }
+            h += 1;
+        }
+        m += 1;
+    }
+    table
+};
+
+impl Board<Narrow> {
+    /// [`Board::sow`] on narrow lanes (at most 8 houses a side: the mover's lanes are the low
+    /// word's): a sowing of less than a lap adds its run from [`SOW_RUN`] in one addition, and
+    /// reads, clears and tests lanes in the low word; longer ones take [`Board::sow_lanes`].
+    /// The same boards and sowings as [`Board::sow_lanes`] (tested on random boards); on a
+    /// subtree of the search benchmark, 2.5% fewer instructions in all (docs/performance.md).
+    #[inline(always)]
+    pub(crate) fn sow_narrow(self, h: usize, rules: Rules) -> (Self, Sowing) {
+        let m = self.houses_per_side();
+        let cycle = 2 * m + 1;
+        let shift = 8 * (h & 7);
+        let seeds = ((self.houses.0 as u64) >> shift) as usize & 0xFF;
+        debug_assert!(h < m && m <= 8 && seeds > 0 && !self.is_finished());
+        if seeds >= cycle {
+            return self.sow_lanes(h, rules);
+        }
+        let mut x = (self.houses.0 & !(0xFF << shift)) + SOW_RUN[m][h & 7][seeds & 31];
+        let end = h + seeds;
+        let last = if end >= cycle { end - cycle } else { end };
+        let mut sowing = Sowing {
+            mover_gain: u32::from(end >= m),
+            extra_turn: last == m,
+            ..Sowing::default()
+        };
+        if last < m {
+            let at = 8 * last;
+            if ((x as u64) >> at) & 0xFF == 1 {
+                let opposite = 8 * (2 * m - 1 - last);
+                let taken = ((x >> opposite) & 0xFF) as u32;
+                if taken > 0 || rules == Rules::EmptyCapture {
+                    x &= !(0xFF << at | 0xFF << opposite);
+                    sowing.captured = taken + 1;
+                    sowing.mover_gain += taken + 1;
+                }
+            }
+        }
+        // The mover's lanes: the low 8m bits (m <= 8); the lanes past 2m are empty.
+        let mine_mask = u128::MAX >> (128 - 8 * m);
+        let mine = x & mine_mask;
+        let theirs = x & !mine_mask;
+        if mine == 0 || theirs == 0 {
+            sowing.mover_gain += Narrow(mine).sum_all();
+            sowing.opponent_gain = Narrow(theirs).sum_all();
+            sowing.game_over = true;
+            sowing.extra_turn = false;
+            return (
+                Board {
+                    houses: Narrow(0),
+                    m: self.m,
+                },
+                sowing,
+            );
+        }
+        if !sowing.extra_turn {
+            x = theirs >> (8 * m) | mine << (8 * m);
+        }
+        (
+            Board {
+                houses: Narrow(x),
+                m: self.m,
+            },
+            sowing,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lanes::Wide;
+
+    #[test]
+    fn narrow_sowing_matches_the_general_one() {
+        // Random boards of 1 to 8 houses a side, from sparse to several laps a house, every
+        // move under both rules: the same board and the same sowing.
+        let mut rng = crate::rng::Rng::new(7);
+        let mut sown = 0;
+        for round in 0..20_000 {
+            let m = 1 + round % 8;
+            let most: u64 = [2, 4, 8, 20, 40][round % 5];
+            let mut houses: Vec<u32> = (0..2 * m).map(|_| rng.below(most) as u32).collect();
+            while houses.iter().sum::<u32>() > 255 {
+                let i = rng.below(2 * m as u64) as usize;
+                houses[i] /= 2;
+            }
+            let Some(board) = Board::<Narrow>::from_houses(&houses[..m], &houses[m..]) else {
+                continue;
+            };
+            if board.is_finished() {
+                continue;
+            }
+            for h in (0..m).filter(|&h| board.mover_house(h) > 0) {
+                for rules in [Rules::Standard, Rules::EmptyCapture] {
+                    assert_eq!(
+                        board.sow_narrow(h, rules),
+                        board.sow_lanes(h, rules),
+                        "{board:?} house {h} {rules:?}"
+                    );
+                    sown += 1;
+                }
+            }
+        }
+        assert!(sown > 100_000, "{sown}");
+    }
 
     #[test]
     fn full_lap_lands_in_the_emptied_house_and_captures() {

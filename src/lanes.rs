@@ -29,6 +29,9 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
+use crate::board::{Board, Sowing};
+use crate::rules::Rules;
+
 /// Storage of up to [`Lanes::CAPACITY`] small counters with range operations done word-wise.
 ///
 /// Ranges are half-open `[lo, hi)` lane intervals with `lo <= hi <= CAPACITY`.
@@ -70,6 +73,12 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
                 0
             }
         })
+    }
+    /// [`Board::sow`](crate::Board::sow) on these lanes: by default the general sowing in
+    /// their range operations; a lane type may have a shorter way.
+    #[inline(always)]
+    fn sow(board: Board<Self>, h: usize, rules: Rules) -> (Board<Self>, Sowing) {
+        board.sow_lanes(h, rules)
     }
     /// A 64-bit digest of the lanes, for hashing into tables.
     fn digest(self) -> u64;
@@ -174,6 +183,11 @@ impl Lanes for Narrow {
         const GATHER: u64 = 0x0102_0408_1020_4080;
         let gather = |w: u64| (w.wrapping_mul(GATHER) >> 56) as u32;
         ((gather(lo_half) | (gather(hi_half) << 8)) >> lo) & ((1u32 << (hi - lo)) - 1)
+    }
+
+    #[inline(always)]
+    fn sow(board: Board<Self>, h: usize, rules: Rules) -> (Board<Self>, Sowing) {
+        board.sow_narrow(h, rules)
     }
 
     #[inline(always)]
