@@ -386,15 +386,16 @@ pub fn search<L: Lanes>(
             };
             ((gain + 256) as u32) << 10 | near << 5 | h as u32
         };
-        children[count] = Child {
-            board: next,
-            gain,
-            extra_turn: s.extra_turn,
-            game_over: s.game_over,
-            house: h as u8,
-            order,
-            at,
-        };
+        // Field by field: a `Child` built whole and then copied in was read back in 16-byte
+        // pieces spanning the smaller stores just made, which waits for them.
+        let c = &mut children[count];
+        c.board = next;
+        c.gain = gain;
+        c.extra_turn = s.extra_turn;
+        c.game_over = s.game_over;
+        c.house = h as u8;
+        c.order = order;
+        c.at = at;
         count += 1;
     }
     // The moves best first, as indices into `children`: an insertion sort of the keys, each
