@@ -320,7 +320,7 @@ impl Board<Narrow> {
         if seeds >= cycle {
             return self.sow_lanes(h, rules);
         }
-        let mut x = (self.houses.0 & !(0xFF << shift)) + SOW_RUN[m][h & 7][seeds & 31];
+        let mut x = (self.houses.0 & !u128::from(0xFFu64 << shift)) + SOW_RUN[m][h & 7][seeds & 31];
         let end = h + seeds;
         let last = if end >= cycle { end - cycle } else { end };
         let mut sowing = Sowing {
@@ -341,7 +341,7 @@ impl Board<Narrow> {
             }
         }
         // The mover's lanes: the low 8m bits (m <= 8); the lanes past 2m are empty.
-        let mine_mask = u128::MAX >> (128 - 8 * m);
+        let mine_mask = u128::from(u64::MAX >> (64 - 8 * m));
         let mine = x & mine_mask;
         let theirs = x & !mine_mask;
         if mine == 0 || theirs == 0 {
