@@ -309,7 +309,7 @@ impl Board<Narrow> {
     /// word's): a sowing of less than a lap adds its run from [`SOW_RUN`] in one addition, and
     /// reads, clears and tests lanes in the low word; longer ones take [`Board::sow_lanes`].
     /// The same boards and sowings as [`Board::sow_lanes`] (tested on random boards); on a
-    /// subtree of the search benchmark, 2.5% fewer instructions in all (docs/performance.md).
+    /// subtree of the search benchmark, 6% fewer instructions in all (docs/performance.md).
     #[inline(always)]
     pub(crate) fn sow_narrow(self, h: usize, rules: Rules) -> (Self, Sowing) {
         let m = self.houses_per_side();
