@@ -21,7 +21,9 @@ Kalah(6,5) target is on 2 threads). The levels used are first read into the page
 (`db warm --hold`): this machine pages out cached pages that no process maps after a minute
 unused, so the levels of the rows not running would otherwise break up between runs. --no-warm
 measures them as the cache holds them (after hours of reclaim, partly in 4 KiB pieces: 15-20%
-slower on this machine), or as a holder started by hand keeps them.
+slower on this machine), or as a holder started by hand keeps them. It warns when another
+holder or a campaign (`kalah prove`, even stopped) is running: either can push the levels being
+measured out of the page cache.
 """
 
 import argparse

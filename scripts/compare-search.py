@@ -16,7 +16,9 @@ the same way. The holder is the new build unless --holder says otherwise (builds
 `db warm --hold` cannot hold).
 
 The machine's speed drifts by the hour here: only runs taken in turn, in the same minutes, are
-compared, and a ratio from one pass is worth little on its own.
+compared, and a ratio from one pass is worth little on its own. Stop any campaign and any other
+holder first (both sides' holders warn if one is running): the two databases and a campaign's
+table do not fit the memory together.
 
 Usage: scripts/compare-search.py --base BIN [--base-db DIR] [--new BIN] [--new-db DIR]
                                  [--passes N] [--holder BIN] [--json FILE]
