@@ -593,6 +593,8 @@ pub fn make(
                 root: Some(root.to_string()),
                 budget: None,
                 over_budget: false,
+                within: None,
+                continues: None,
             };
             writer.append(&fact)?;
             ledger.refresh()?;

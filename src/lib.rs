@@ -52,6 +52,7 @@ pub mod board;
 pub mod book;
 pub mod bots;
 pub mod db;
+pub mod fast_hash;
 pub mod files;
 pub mod lanes;
 mod memory;

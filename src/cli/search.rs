@@ -192,18 +192,9 @@ impl SearchArgs {
         }
     }
 
-    /// The solver for `p` with its settings and databases ([`SearchArgs::prepare`]), fitted
-    /// to --table-file and with that table loaded ([`solver_for`]).
-    pub fn solver<L: Lanes>(
-        &self,
-        p: &Position<L>,
-        table: &TableFileArgs,
-    ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
-        let files = self.files(p.houses_per_side(), p.rules())?;
-        self.solver_given(p, table, files)
-    }
-
-    /// [`SearchArgs::solver`] with the database files already opened ([`SearchArgs::files`]).
+    /// The solver for `p` with its settings and databases ([`SearchArgs::prepare`]) from the
+    /// database files already opened ([`SearchArgs::files`]), fitted to --table-file and with
+    /// that table loaded ([`solver_for`]).
     pub fn solver_given<L: Lanes>(
         &self,
         p: &Position<L>,

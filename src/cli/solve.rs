@@ -56,6 +56,10 @@ pub struct AnalyzeArgs {
     rules: RulesArg,
     #[command(flatten)]
     search: SearchArgs,
+    /// Only the value: no move values, no perfect line (`best`, `moves` and `pv` are empty).
+    /// A board the opening books prove is still answered from them in full.
+    #[arg(long)]
+    value_only: bool,
     #[command(flatten)]
     book: BookArg,
     #[command(flatten)]
@@ -67,7 +71,7 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
     if args.value_only {
-        with_position!(pos, p => report_value(&p, variant, &args.search, &args.table))?;
+        with_position!(pos, p => report_value(&p, Some(variant), None, &args.search, &args.table))?;
     } else {
         let all = args.all_moves;
         with_position!(pos, p => report(&p, Some(variant), all, None, &args.search, &args.table))?;
@@ -77,7 +81,12 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => report(&p, None, true, Some(&args.book), &args.search, &args.table))?;
+    if args.value_only {
+        let book = Some(&args.book);
+        with_position!(pos, p => report_value(&p, None, book, &args.search, &args.table))?;
+    } else {
+        with_position!(pos, p => report(&p, None, true, Some(&args.book), &args.search, &args.table))?;
+    }
     args.table.check_saved()
 }
 
@@ -115,24 +124,35 @@ fn report<L: Lanes>(
     Ok(())
 }
 
-/// `solve --value-only`: the start position's value alone.
+/// `solve --value-only` and `analyze --value-only`: the value alone (of the start of
+/// `variant`, if given), unless the opening books of `book` prove it (then their answer).
 fn report_value<L: Lanes>(
     p: &Position<L>,
-    variant: Variant,
+    variant: Option<Variant>,
+    book: Option<&BookArg>,
     args: &SearchArgs,
     table: &TableFileArgs,
 ) -> Result<(), CliError> {
-    let (solver, config, db) = args.solver(p, table)?;
+    let started = Instant::now();
+    let files = args.files(p.houses_per_side(), p.rules())?;
+    if let Some(book) = book {
+        let book = book.open(&args.db, Some(kalah::book::game_of(p)))?;
+        if from_book(p, &book, files.as_deref(), started, args.json, args.json)?.is_none() {
+            return Ok(());
+        }
+    }
+    let (solver, config, db) = args.solver_given(p, table, files)?;
     let (f, elapsed, nodes) = with_progress(p, &solver, table, |on_step| {
         solver.exact(p.board(), on_step)
     });
     let f = f.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
     let value = p.store_difference() + f;
-    let name = format!("Kalah({},{})", variant.houses(), variant.seeds());
     if args.json {
         let mut out = header(p);
-        out["variant"] = json!(name);
-        out["seeds"] = json!(variant.seeds());
+        if let Some(variant) = variant {
+            out["variant"] = json!(format!("Kalah({},{})", variant.houses(), variant.seeds()));
+            out["seeds"] = json!(variant.seeds());
+        }
         out["value"] = json!(value);
         out["best"] = json!([]);
         out["moves"] = json!([]);
@@ -140,10 +160,20 @@ fn report_value<L: Lanes>(
         add_search_fields(&mut out, nodes, elapsed, &config, &db, args.tt_mb.is_some());
         print_json(&out);
     } else {
-        println!(
-            "{name}, {} rules: value {value:+} for South, the first player",
-            p.rules()
-        );
+        match variant {
+            Some(v) => println!(
+                "Kalah({},{}), {} rules: value {value:+} for South, the first player",
+                v.houses(),
+                v.seeds(),
+                p.rules()
+            ),
+            None => println!(
+                "{p} ({} houses a side), {} rules: value {value:+} for {}, the side to move",
+                p.houses_per_side(),
+                p.rules(),
+                p.to_move().map_or("nobody".into(), |s| s.to_string())
+            ),
+        }
         println!(
             "{nodes} nodes in {:.3} s, {} threads, {}, {}",
             elapsed.as_secs_f64(),

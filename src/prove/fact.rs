@@ -22,6 +22,14 @@
 //! - `budget`, `over_budget`: the node budget of the test; `over_budget: true` when the test
 //!   ran out of it, so the bounds are the widest and the position was split into its moves
 //!   instead (see [`crate::prove::tree`]).
+//! - `within` (only when present): the position of a test that ran out of its budget, in
+//!   which this fact's position was searched to the end: a subtree the test finished, kept
+//!   (see [`crate::search::harvest`]). Its `nodes` are that subtree's; the test's own fact
+//!   counts the rest.
+//! - `continues` (only when present): the position of the test this one took up (a test of
+//!   the same worker, just before, that ran out of its budget while its search was in this
+//!   position, one of its moves): the table kept what that search had done here, and this
+//!   test went on from there.
 //!
 //! Facts depend on nothing but the position: not on the order of the lines, the machine or the
 //! worker. Two facts about the same board (the houses; the stores only shift the value) hold
@@ -119,6 +127,13 @@ pub struct Fact {
     pub budget: Option<u64>,
     /// The test ran out of its budget (the bounds are then the widest).
     pub over_budget: bool,
+    /// The position of the test (one that ran out of its budget) inside which this fact was
+    /// proven, if it was harvested from one.
+    pub within: Option<String>,
+    /// The test this one took up, if any: the position of a test of the same worker, just
+    /// before, that ran out of its budget while its search was in this fact's position (one
+    /// of its moves), whose work there the table kept for this test.
+    pub continues: Option<String>,
 }
 
 impl Fact {
@@ -148,7 +163,7 @@ impl Fact {
 
     /// The JSON line (without its newline).
     pub fn to_line(&self) -> String {
-        json!({
+        let mut line = json!({
             "fact": FORMAT,
             "houses": self.position.houses_per_side(),
             "rules": self.position.rules().as_str(),
@@ -162,8 +177,14 @@ impl Fact {
             "root": self.root,
             "budget": self.budget,
             "over_budget": self.over_budget,
-        })
-        .to_string()
+        });
+        if let Some(within) = &self.within {
+            line["within"] = json!(within);
+        }
+        if let Some(test) = &self.continues {
+            line["continues"] = json!(test);
+        }
+        line.to_string()
     }
 
     /// Reads one ledger line; the error says what is wrong with it.
@@ -260,6 +281,7 @@ impl Fact {
         };
         let kalah = optional_text("kalah")?.unwrap_or_default();
         let root = optional_text("root")?;
+        let within = optional_text("within")?;
         let budget = match map.get("budget") {
             Some(Value::Null) | None => None,
             Some(v) => Some(
@@ -267,6 +289,7 @@ impl Fact {
                     .ok_or_else(|| FactError("`budget` is not a count".into()))?,
             ),
         };
+        let continues = optional_text("continues")?;
         let over_budget = match map.get("over_budget") {
             Some(Value::Bool(b)) => *b,
             None => false,
@@ -283,6 +306,8 @@ impl Fact {
             root,
             budget,
             over_budget,
+            within,
+            continues,
         })
     }
 }
@@ -316,6 +341,8 @@ mod tests {
             root: Some("<4,0,0,3,3,3,3,3,3,3,3>".into()),
             budget: Some(10_000),
             over_budget: false,
+            within: None,
+            continues: None,
         }
     }
 

@@ -13,13 +13,13 @@
 //! a newline but is not a fact (cut, garbled, or over [`MAX_LINE`] bytes) is an error naming
 //! the file and the line: it is never read as a value.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::board::Board;
+use crate::fast_hash::FastMap;
 use crate::lanes::Narrow;
 use crate::prove::fact::{Bounds, Fact, MAX_LINE};
 use crate::rules::Rules;
@@ -123,7 +123,7 @@ struct Source {
 pub struct Ledger {
     sources: Vec<Source>,
     facts: Vec<(Fact, Origin)>,
-    known: HashMap<(Rules, Board<Narrow>), Known>,
+    known: FastMap<(Rules, Board<Narrow>), Known>,
 }
 
 impl Ledger {
@@ -382,11 +382,28 @@ impl LedgerWriter {
     /// written before is lost with the replaced file, and the worker, which reads the ledger
     /// by its path, sees what it wrote.
     pub fn append(&mut self, fact: &Fact) -> Result<(), LedgerError> {
+        self.append_all(std::slice::from_ref(fact))
+    }
+
+    /// Appends `facts` as one line each, all in one write, and syncs them to the disk, as
+    /// [`LedgerWriter::append`] does one.
+    pub fn append_all(&mut self, facts: &[Fact]) -> Result<(), LedgerError> {
+        let lines: Vec<String> = facts.iter().map(Fact::to_line).collect();
+        self.append_lines(&lines)
+    }
+
+    /// Appends `lines` (each without its newline), all in one write, and syncs them, as
+    /// [`LedgerWriter::append`] does a fact: the writer of the checks files
+    /// ([`crate::prove::certificate`]) too.
+    pub fn append_lines(&mut self, text: &[String]) -> Result<(), LedgerError> {
         self.follow_path()?;
-        let mut line = fact.to_line();
-        line.push('\n');
+        let mut lines = String::new();
+        for line in text {
+            lines.push_str(line);
+            lines.push('\n');
+        }
         self.file
-            .write_all(line.as_bytes())
+            .write_all(lines.as_bytes())
             .and_then(|()| self.file.sync_data())
             .map_err(|error| LedgerError::Io {
                 file: self.path.clone(),

@@ -35,6 +35,7 @@ use crate::board::Board;
 use crate::db::{DbError, Tablebase};
 use crate::lanes::{Lanes, Narrow};
 use crate::position::{Move, Position};
+use crate::search::harvest::{Found, Harvest};
 use crate::search::{SolveError, Solver};
 use fact::{Bounds, Fact};
 use ledger::{Ledger, LedgerError, LedgerWriter, Origin};
@@ -125,8 +126,13 @@ pub struct Config {
     pub share: Share,
     /// After the root, prove the value of each of its moves too.
     pub all_moves: bool,
-    /// Depth of the search that makes a focus's first guess, when none is given.
-    pub guess_depth: u8,
+    /// A test that runs out of its budget keeps, as facts, the largest subtrees it finished
+    /// within this many plies of its position (0: none; see [`crate::search::harvest`]) ...
+    pub harvest_plies: u32,
+    /// ... at most this many of them a test, ...
+    pub harvest_facts: usize,
+    /// ... each of at least this share of the budget (the budget divided by it).
+    pub harvest_share: u64,
 }
 
 impl Default for Config {
@@ -135,7 +141,9 @@ impl Default for Config {
             budget: 100_000_000,
             share: Share::ALL,
             all_moves: false,
-            guess_depth: 8,
+            harvest_plies: 16,
+            harvest_facts: 32,
+            harvest_share: 1024,
         }
     }
 }
@@ -143,8 +151,15 @@ impl Default for Config {
 /// What one step of a campaign did.
 #[derive(Clone, Debug)]
 pub enum Step {
-    /// A leaf was tested and its fact written.
-    Tested(Fact),
+    /// A leaf was tested and its fact written ...
+    Tested {
+        /// ... this one (boxed: a fact is large beside the other steps), ...
+        fact: Box<Fact>,
+        /// ... with the subtrees it finished before it ran out of its budget, if it did; ...
+        harvested: Vec<Fact>,
+        /// ... and the root's bounds since (stores included, for its side to move).
+        root: Bounds,
+    },
     /// Every open leaf of the test in hand belongs to other workers: wait for their facts.
     Idle,
     /// The root (and with `all_moves`, each of its moves) has its exact value.
@@ -164,6 +179,8 @@ pub struct Status {
     pub facts: usize,
     /// Tests that ran out of their budget (positions split).
     pub over_budget: usize,
+    /// Facts kept from tests that ran out of their budget (subtrees those tests finished).
+    pub harvested: usize,
     /// Search nodes of every fact.
     pub nodes: u64,
     /// CPU seconds of every fact.
@@ -226,7 +243,7 @@ impl Status {
         let searches: Vec<&Fact> = facts
             .iter()
             .map(|(f, _)| f)
-            .filter(|f| f.budget.is_some())
+            .filter(|f| f.budget.is_some() && f.within.is_none())
             .collect();
         let recent = &searches[searches.len().saturating_sub(RECENT)..];
         Ok(Status {
@@ -235,6 +252,7 @@ impl Status {
             moves,
             facts: facts.len(),
             over_budget: facts.iter().filter(|(f, _)| f.over_budget).count(),
+            harvested: facts.iter().filter(|(f, _)| f.within.is_some()).count(),
             nodes: facts.iter().map(|(f, _)| f.nodes).sum(),
             cpu_s: facts.iter().map(|(f, _)| f.cpu_s).sum(),
             tree: tree.nodes().len(),
@@ -268,7 +286,7 @@ fn next_beta(b: Bounds, g: i32) -> i32 {
     }
 }
 
-fn check_root(root: &Position<Narrow>) -> Result<(), ProveError> {
+pub(crate) fn check_root(root: &Position<Narrow>) -> Result<(), ProveError> {
     if root.is_finished() {
         return Err(ProveError::Root(format!(
             "the game is over at {root}: its value needs no proof"
@@ -294,6 +312,11 @@ pub struct Campaign<'a> {
     config: Config,
     /// Guesses of f by focus board.
     guesses: HashMap<Board<Narrow>, Guess>,
+    /// What a test finished, for a test that runs out of its budget.
+    harvest: Harvest,
+    /// The moves the last test's search stopped in, if it ran out of its budget, with the
+    /// position of that test: the next test takes one up.
+    in_flight: HashMap<Board<Narrow>, String>,
 }
 
 impl<'a> Campaign<'a> {
@@ -326,6 +349,7 @@ impl<'a> Campaign<'a> {
                 },
             );
         }
+        let min_nodes = config.budget / config.harvest_share.max(1);
         Ok(Campaign {
             root,
             solver,
@@ -334,7 +358,14 @@ impl<'a> Campaign<'a> {
             writer,
             config,
             guesses,
+            harvest: Harvest::new(config.harvest_plies, min_nodes.max(1)),
+            in_flight: HashMap::new(),
         })
+    }
+
+    /// The root.
+    pub fn root(&self) -> Position<Narrow> {
+        self.root
     }
 
     /// The facts read so far.
@@ -355,6 +386,10 @@ impl<'a> Campaign<'a> {
     /// One step (see the module docs): reads the ledgers again, tests one leaf and appends its
     /// fact; [`Step::Idle`] when the leaves of the test in hand are all other workers'.
     pub fn step(&mut self) -> Result<Step, ProveError> {
+        // Every node this step searches (the guess, the test) is the cost of its fact.
+        let nodes = self.solver.nodes();
+        let cpu = crate::cpu_time();
+        let started = Instant::now();
         self.ledger.refresh()?;
         let mut tree = Tree::grow(self.root, &self.ledger, MAX_TREE)?;
         let mut focuses = vec![0];
@@ -372,7 +407,7 @@ impl<'a> Campaign<'a> {
         let guess = match self.guesses.get(&board) {
             Some(&guess) => guess,
             None => Guess {
-                g: self.solver.estimate(board, self.config.guess_depth)?,
+                g: self.solver.guess(board)?,
                 beta: None,
             },
         };
@@ -392,28 +427,72 @@ impl<'a> Campaign<'a> {
         );
         tree.set_test(focus, beta);
         let share = self.config.share;
+        // The leaves in the order a search of the focus would reach them: the moves of each
+        // split position as the search orders them, the one the last test was in first.
+        let in_flight = &self.in_flight;
+        let solver = self.solver;
         let Some(leaf) = tree
-            .frontier(focus, FRONTIER)
+            .frontier_ordered(focus, FRONTIER, &mut |node| {
+                let mut order: Vec<usize> = solver.move_order(node.board());
+                order.sort_by_key(|&h| {
+                    let (next, _) = node.board().sow(h, node.position.rules());
+                    !in_flight.contains_key(&next)
+                });
+                order
+            })
             .into_iter()
             .find(|&i| share.owns(tree.nodes()[i].board()))
         else {
             return Ok(Step::Idle);
         };
         let leaf = &tree.nodes()[leaf];
-        let fact = self.test(leaf.position, leaf.threshold)?;
-        self.writer.append(&fact)?;
+        let (mut fact, harvested) = self.test(leaf.position, leaf.threshold)?;
+        // The fact counts the step's nodes and time, less what the subtrees it kept count.
+        let kept: u64 = harvested.iter().map(|f| f.nodes).sum();
+        let cpu_s = match (cpu, crate::cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
+            _ => started.elapsed().as_secs_f64(),
+        };
+        let spent = self.solver.nodes() - nodes;
+        fact.nodes = spent.saturating_sub(kept);
+        fact.cpu_s = cpu_s * fact.nodes as f64 / spent.max(1) as f64;
+        let mut harvested = harvested;
+        for f in &mut harvested {
+            f.cpu_s = cpu_s * f.nodes as f64 / spent.max(1) as f64;
+        }
+        // The subtrees first: a stop between the writes leaves the test to do again, never
+        // a split without what it found.
+        let mut facts = harvested.clone();
+        facts.push(fact.clone());
+        self.writer.append_all(&facts)?;
         self.ledger.refresh()?;
-        Ok(Step::Tested(fact))
+        tree.bound(&self.ledger)?;
+        let stores = self.root.store_difference();
+        let b = tree.root().bounds;
+        let root = Bounds {
+            lower: b.lower + stores,
+            upper: b.upper + stores,
+        };
+        Ok(Step::Tested {
+            fact: Box::new(fact),
+            harvested,
+            root,
+        })
     }
 
-    /// Tests "f >= t" at `position` within the budget, or looks it up, as a fact.
-    fn test(&self, position: Position<Narrow>, t: i32) -> Result<Fact, ProveError> {
+    /// Tests "f >= t" at `position` within the budget, or looks it up, as a fact (its cost
+    /// still to be set); with the facts harvested from the test if it ran out of its budget.
+    /// Takes up the last test again if that one ran out of its budget in `position`.
+    fn test(
+        &mut self,
+        position: Position<Narrow>,
+        t: i32,
+    ) -> Result<(Fact, Vec<Fact>), ProveError> {
         let board = position.board();
         let rules = position.rules();
         let widest = Bounds::widest(board.seeds(), rules);
-        let cpu = crate::cpu_time();
-        let nodes = self.solver.nodes();
-        let started = Instant::now();
+        let continues = self.in_flight.remove(&board);
+        self.in_flight.clear();
         let in_db = self.db.filter(|db| board.seeds() <= db.max_level());
         let (bounds, over_budget) = match in_db {
             Some(db) => {
@@ -422,7 +501,7 @@ impl<'a> Campaign<'a> {
                 })?;
                 (Bounds::exact(f), false)
             }
-            None => match self.solver.test(board, t, Some(self.config.budget))? {
+            None => match self.test_leaf(board, t)? {
                 Some(v) if v >= t => (
                     Bounds {
                         lower: v,
@@ -440,23 +519,104 @@ impl<'a> Campaign<'a> {
                 None => (widest, true),
             },
         };
-        let cpu_s = match (cpu, crate::cpu_time()) {
-            (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
-            _ => started.elapsed().as_secs_f64(),
-        };
+        let mut fact = self.fact(position, bounds, 0, 0.0);
+        fact.budget = in_db.is_none().then_some(self.config.budget);
+        fact.over_budget = over_budget;
+        fact.continues = continues;
+        let mut harvested = Vec::new();
+        if over_budget {
+            harvested = self.reap(position);
+            for f in &mut harvested {
+                f.budget = Some(self.config.budget);
+                f.within = Some(position.to_string());
+            }
+        }
+        Ok((fact, harvested))
+    }
+
+    /// A null-window test of "f >= t" within the budget, harvesting what it finishes (when
+    /// the campaign harvests).
+    fn test_leaf(&self, board: Board<Narrow>, t: i32) -> Result<Option<i32>, SolveError> {
+        if self.config.harvest_plies == 0 {
+            return self.solver.test(board, t, Some(self.config.budget));
+        }
+        self.solver
+            .test_harvesting(board, t, self.config.budget, &self.harvest)
+    }
+
+    /// A fact of this campaign: `bounds` on f of `position`'s board, found in `nodes` nodes
+    /// and `cpu_s` seconds (no budget: the caller sets it).
+    fn fact(&self, position: Position<Narrow>, bounds: Bounds, nodes: u64, cpu_s: f64) -> Fact {
         let stores = position.store_difference();
-        Ok(Fact {
+        Fact {
             position,
             lower: bounds.lower + stores,
             upper: bounds.upper + stores,
-            nodes: self.solver.nodes() - nodes,
+            nodes,
             cpu_s,
             top: self.db.map(Tablebase::max_level),
             kalah: env!("CARGO_PKG_VERSION").to_owned(),
             root: Some(self.root.to_string()),
-            budget: in_db.is_none().then_some(self.config.budget),
-            over_budget,
-        })
+            budget: None,
+            over_budget: false,
+            within: None,
+            continues: None,
+        }
+    }
+
+    /// What the last test (of `position`, which ran out of its budget) finished: the largest
+    /// subtrees below it that its search completed, reached through the positions it stopped
+    /// in (see [`crate::search::harvest`]), as facts: at most [`Config::harvest_facts`], the
+    /// largest, and none the ledger already holds. The moves its search stopped in are kept
+    /// in [`Campaign::in_flight`], for the next test to take up.
+    fn reap(&mut self, position: Position<Narrow>) -> Vec<Fact> {
+        let rules = position.rules();
+        let mut found: Vec<(Position<Narrow>, Bounds, u64)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(position, 0u32)];
+        while let Some((p, ply)) = stack.pop() {
+            for mv in p.legal_moves() {
+                let (next, sowing) = p.play_unchecked(mv);
+                if sowing.game_over {
+                    continue;
+                }
+                let board = next.board();
+                let houses = board.house_bytes();
+                if !seen.insert(houses) {
+                    continue;
+                }
+                match self.harvest.get(&houses) {
+                    Some(Found::Done {
+                        lower,
+                        upper,
+                        nodes,
+                    }) => {
+                        let b = Bounds { lower, upper }.fitted(board.seeds(), rules);
+                        let widest = Bounds::widest(board.seeds(), rules);
+                        let known = self.ledger.known(rules, board).map(|k| k.bounds);
+                        let new = known.is_none_or(|k| b.lower > k.lower || b.upper < k.upper);
+                        if b.lower <= b.upper && b != widest && new {
+                            found.push((next, b, nodes));
+                        }
+                    }
+                    Some(Found::Unfinished) => {
+                        if ply == 0 {
+                            self.in_flight.insert(board, position.to_string());
+                        }
+                        if ply + 1 < self.config.harvest_plies {
+                            stack.push((next, ply + 1));
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+        found.sort_by_key(|&(_, _, nodes)| std::cmp::Reverse(nodes));
+        found.truncate(self.config.harvest_facts);
+        found
+            .into_iter()
+            .map(|(p, b, nodes)| self.fact(p, b, nodes, 0.0))
+            .collect()
     }
 }
 

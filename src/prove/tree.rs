@@ -207,8 +207,10 @@ impl Tree {
         }
     }
 
-    /// Works out every node's bounds, leaves first.
-    fn bound(&mut self, ledger: &Ledger) -> Result<(), TreeError> {
+    /// Works out every node's bounds again, leaves first, from `ledger` as it is now (facts
+    /// added since the tree was grown tighten its positions' bounds; a position they split
+    /// stays a leaf until the tree is grown again).
+    pub fn bound(&mut self, ledger: &Ledger) -> Result<(), TreeError> {
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
             let board = node.board();
@@ -323,6 +325,59 @@ impl Tree {
         let mut out = Vec::new();
         self.walk(focus, limit, &mut out);
         out
+    }
+
+    /// The open leaves below `focus` (after [`Tree::set_test`]) in the order a depth-first
+    /// search reaches them: at each split node, its moves in the order `order` gives (houses,
+    /// 0-based; moves it leaves out come last, in house order), the decided ones skipped; at
+    /// most `limit` of them.
+    pub fn frontier_ordered(
+        &self,
+        focus: usize,
+        limit: usize,
+        order: &mut dyn FnMut(&Node) -> Vec<usize>,
+    ) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut seen = vec![false; self.nodes.len()];
+        self.walk_ordered(focus, limit, order, &mut seen, &mut out);
+        out
+    }
+
+    fn walk_ordered(
+        &self,
+        i: usize,
+        limit: usize,
+        order: &mut dyn FnMut(&Node) -> Vec<usize>,
+        seen: &mut [bool],
+        out: &mut Vec<usize>,
+    ) {
+        let node = &self.nodes[i];
+        if out.len() >= limit || node.proof == 0 || node.disproof == 0 || seen[i] {
+            return;
+        }
+        seen[i] = true;
+        if !node.is_split() {
+            out.push(i);
+            return;
+        }
+        let mut houses = order(node);
+        for e in &node.moves {
+            if !houses.contains(&e.mv.index()) {
+                houses.push(e.mv.index());
+            }
+        }
+        for h in houses {
+            let Some(e) = node.moves.iter().find(|e| e.mv.index() == h) else {
+                continue;
+            };
+            let (p, d) = self.move_numbers(node.threshold, e);
+            if p == 0 || d == 0 {
+                continue;
+            }
+            if let Some(c) = e.child {
+                self.walk_ordered(c, limit, order, seen, out);
+            }
+        }
     }
 
     fn walk(&self, i: usize, limit: usize, out: &mut Vec<usize>) {

@@ -8,6 +8,7 @@
 //! The [`Algorithm`] ladder (plain minimax, memoised minimax, alpha-beta, NegaScout, MTD(f))
 //! gives the same exact values with less and less work, to show what each step buys.
 
+pub mod harvest;
 pub mod ladder;
 pub mod negamax;
 pub mod table_file;
@@ -26,6 +27,7 @@ use crate::lanes::Lanes;
 use crate::notation::Turn;
 use crate::position::{Move, Position};
 use crate::rules::{Rules, Side};
+use harvest::Harvest;
 use negamax::{Abort, Local, Shared, Tuning, f_bounds};
 use tt::{EXACT_DEPTH, TableAllocError, TranspositionTable};
 
@@ -466,12 +468,30 @@ impl Solver {
         beta: i32,
         max_nodes: Option<u64>,
     ) -> Result<Option<i32>, SolveError> {
-        if board.houses_per_side() != self.houses {
-            return Err(SolveError::Mismatch {
-                solver: format!("{} houses, {} rules", self.houses, self.rules),
-                position: format!("{} houses", board.houses_per_side()),
-            });
-        }
+        self.test_with(board, beta, max_nodes, None)
+    }
+
+    /// [`Solver::test`], recording in `harvest` (cleared first) what the search finished near
+    /// its root: when the budget runs out, the subtrees it had proven (see [`harvest`]).
+    pub fn test_harvesting<L: Lanes>(
+        &self,
+        board: Board<L>,
+        beta: i32,
+        max_nodes: u64,
+        harvest: &Harvest,
+    ) -> Result<Option<i32>, SolveError> {
+        harvest.clear();
+        self.test_with(board, beta, Some(max_nodes), Some(harvest))
+    }
+
+    fn test_with<L: Lanes>(
+        &self,
+        board: Board<L>,
+        beta: i32,
+        max_nodes: Option<u64>,
+        harvest: Option<&Harvest>,
+    ) -> Result<Option<i32>, SolveError> {
+        self.check_houses(board)?;
         if board.is_finished() {
             return Ok(Some(finished_f(
                 board.mover_seeds(),
@@ -480,8 +500,18 @@ impl Solver {
         }
         let limit = max_nodes.map_or(u64::MAX, |n| self.nodes().saturating_add(n));
         Ok(self
-            .null_window_limited(board, beta, EXACT_DEPTH, limit)?
+            .null_window_limited(board, beta, EXACT_DEPTH, limit, harvest)?
             .map(|(v, _)| v))
+    }
+
+    /// The houses (0-based) of `board`'s moves in the order a search of it tries them now:
+    /// the table's best move for it first, then the search's static order.
+    pub fn move_order<L: Lanes>(&self, board: Board<L>) -> Vec<usize> {
+        let tt_move = (board.seeds() <= tt::MAX_SEEDS && self.config.algorithm == Algorithm::Mtdf)
+            .then(|| self.tt.probe(board.key()))
+            .flatten()
+            .and_then(|e| e.best);
+        negamax::move_order(board, self.rules, tt_move)
     }
 
     /// The value of `board` searched `depth` plies deep (boards at the horizon count their f
@@ -494,6 +524,16 @@ impl Solver {
         Ok(self
             .mtdf_at(board, 0, depth.min(EXACT_DEPTH - 1), &mut |_| {})?
             .0)
+    }
+
+    fn check_houses<L: Lanes>(&self, board: Board<L>) -> Result<(), SolveError> {
+        if board.houses_per_side() != self.houses {
+            return Err(SolveError::Mismatch {
+                solver: format!("{} houses, {} rules", self.houses, self.rules),
+                position: format!("{} houses", board.houses_per_side()),
+            });
+        }
+        Ok(())
     }
 
     fn check<L: Lanes>(&self, pos: &Position<L>) -> Result<(), SolveError> {
@@ -535,6 +575,22 @@ impl Solver {
         guess: i32,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<i32, SolveError> {
+        let (g, exact) = self.deepen(board, guess, progress)?;
+        if exact {
+            return Ok(g);
+        }
+        Ok(self.mtdf_at(board, g, EXACT_DEPTH, progress)?.0)
+    }
+
+    /// The iterative deepening of [`Solver::exact`] alone (MTD(f) at growing depths from
+    /// `guess`, within [`Tuning::deepening_nodes`]): the last depth's value, and whether it is
+    /// already exact (the game ended within the horizon on every line).
+    fn deepen<L: Lanes>(
+        &self,
+        board: Board<L>,
+        guess: i32,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(i32, bool), SolveError> {
         let tuning = self.config.tuning;
         let mut g = guess;
         if tuning.deepening_step > 0 {
@@ -547,13 +603,25 @@ impl Solver {
                     break;
                 };
                 if resolved == EXACT_DEPTH {
-                    return Ok(v);
+                    return Ok((v, true));
                 }
                 g = v;
                 depth = depth.saturating_add(tuning.deepening_step);
             }
         }
-        Ok(self.mtdf_at(board, g, EXACT_DEPTH, progress)?.0)
+        Ok((g, false))
+    }
+
+    /// A first guess of f for `board` (not finished), as the exact solve makes its own: MTD(f)
+    /// at growing depths ([`Tuning::deepening_step`] to [`Tuning::deepening_max`] plies,
+    /// within [`Tuning::deepening_nodes`] nodes), which also leaves the table the best moves
+    /// the exact search then tries first. Exact when every line ends within the horizon.
+    pub fn guess<L: Lanes>(&self, board: Board<L>) -> Result<i32, SolveError> {
+        if board.is_finished() {
+            return Ok(finished_f(board.mover_seeds(), board.opponent_seeds()));
+        }
+        self.check_houses(board)?;
+        Ok(self.deepen(board, 0, &mut |_| {})?.0)
     }
 
     /// MTD(f) at one depth: null-window tests from `guess` until the bounds meet. Returns the
@@ -600,7 +668,8 @@ impl Solver {
         }
         while lower < upper {
             let beta = if g <= lower { lower + 2 } else { g };
-            let Some((v, d)) = self.null_window_limited(board, beta, depth, node_limit)? else {
+            let Some((v, d)) = self.null_window_limited(board, beta, depth, node_limit, None)?
+            else {
                 return Ok(None);
             };
             resolved = resolved.min(d);
@@ -630,18 +699,19 @@ impl Solver {
         depth: u8,
     ) -> Result<(i32, u8), SolveError> {
         Ok(self
-            .null_window_limited(board, beta, depth, u64::MAX)?
+            .null_window_limited(board, beta, depth, u64::MAX, None)?
             .expect("no node limit"))
     }
 
     /// [`Solver::null_window`], stopped (`Ok(None)`) once this solver's node count reaches
-    /// `node_limit`.
+    /// `node_limit`, recording what it finished near the root in `harvest` if given.
     fn null_window_limited<L: Lanes>(
         &self,
         board: Board<L>,
         beta: i32,
         depth: u8,
         node_limit: u64,
+        harvest: Option<&Harvest>,
     ) -> Result<Option<(i32, u8)>, SolveError> {
         let probe = match &self.db {
             Some(db) => Some(db.slices()?),
@@ -671,6 +741,7 @@ impl Solver {
             deadline,
             node_limit,
             cancel: &self.cancelled,
+            harvest,
         };
         let (result, stopped) = self.pool.install(|| {
             let abort = Abort::root();

@@ -19,6 +19,7 @@ use crate::board::Board;
 use crate::db::tablebase::{Fault, Probe};
 use crate::lanes::Lanes;
 use crate::rules::Rules;
+use crate::search::harvest::Harvest;
 use crate::search::tt::{self, EXACT_DEPTH, Entry, Hashed, TranspositionTable};
 
 /// Most houses a side the search handles (the move list is a fixed array).
@@ -132,9 +133,22 @@ pub struct Shared<'a> {
     pub node_limit: u64,
     /// Set from outside (another thread) to stop the search as the deadline does.
     pub cancel: &'a AtomicBool,
+    /// Where the nodes near the root record what they finished, if anywhere (a campaign's
+    /// test, which keeps what it proved when it runs out of its budget).
+    pub harvest: Option<&'a Harvest>,
 }
 
 impl Shared<'_> {
+    /// Records, if the search harvests ([`Shared::harvest`]), that the node `ply` plies below
+    /// the root stopped below it.
+    #[cold]
+    #[inline(never)]
+    fn unfinished<L: Lanes>(&self, board: Board<L>, ply: u32) {
+        if let Some(h) = self.harvest.filter(|h| h.covers(ply)) {
+            h.unfinished(board.house_bytes());
+        }
+    }
+
     /// f of `board` from the databases, or `None` after recording the fault and stopping the
     /// whole search (`abort`'s root is set: nothing computed from here on is stored).
     #[inline(always)]
@@ -173,7 +187,9 @@ impl Shared<'_> {
 pub struct Local {
     /// Nodes not yet added to the shared counter.
     nodes: u64,
-    /// Nodes searched by this thread, never reset (the work of a subtree is a difference).
+    /// Nodes of the subtrees this thread's searches entered, never reset (the work of a
+    /// subtree is a difference): those it searched, and those of the tasks it handed to other
+    /// threads once they are done.
     searched: u64,
 }
 
@@ -366,26 +382,7 @@ pub fn search<L: Lanes>(
             }
         }
         let gain = s.gain();
-        // Non-negative and below 2^22: the sort key adds 4 bits. Between moves of equal gain,
-        // under standard rules the sowing that ends nearest the store first (its seeds nearest
-        // the count that would have reached it exactly: the house's distance to the store),
-        // then (under both rules) the house nearer the store. Measured (docs/performance.md):
-        // this saved 16% of the nodes of Kalah(6,4), 58% of Kalah(6,5) and 2.5% of the
-        // Kalah(6,6) subtrees; under empty-capture it cost 17% more on Kalah(6,4).
-        let order = if tt_move == Some(h) {
-            1 << 21
-        } else if s.extra_turn {
-            (1 << 20) + h as u32
-        } else {
-            let near = match shared.rules {
-                Rules::Standard => {
-                    let to_store = (board.houses_per_side() - h) as u32;
-                    31 - board.mover_house(h).abs_diff(to_store).min(31)
-                }
-                Rules::EmptyCapture => 0,
-            };
-            ((gain + 256) as u32) << 10 | near << 5 | h as u32
-        };
+        let order = order_key(board, h, gain, s.extra_turn, tt_move, shared.rules);
         // Field by field: a `Child` built whole and then copied in was read back in 16-byte
         // pieces spanning the smaller stores just made, which waits for them.
         let c = &mut children[count];
@@ -500,7 +497,6 @@ pub fn search<L: Lanes>(
     let todo = &todo[..kept];
 
     let nodes_before = local.searched;
-    let mut parallel_nodes = 0;
     let split_here =
         ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds;
     // Young brothers wait: near the root, once the first move is searched alone, the others
@@ -529,11 +525,13 @@ pub fn search<L: Lanes>(
                     (v, d, c.house as usize, searched)
                 })
                 .collect();
+            // The subtree's nodes, whichever thread searched them.
+            local.searched += results.iter().map(|r| r.3).sum::<u64>();
             if abort.is_set() {
+                shared.unfinished(board, ply);
                 return (0, 0);
             }
-            for (v, d, h, searched) in results {
-                parallel_nodes += searched;
+            for (v, d, h, _) in results {
                 resolved = resolved.min(d);
                 if v > best {
                     best = v;
@@ -544,6 +542,7 @@ pub fn search<L: Lanes>(
         }
         let (v, d) = search_child(shared, local, abort, c, alpha, beta, child_depth, ply);
         if abort.is_set() {
+            shared.unfinished(board, ply);
             return (0, 0);
         }
         resolved = resolved.min(d);
@@ -559,15 +558,21 @@ pub fn search<L: Lanes>(
         }
     }
 
+    let (lo, hi) = if best >= beta {
+        (best, upper)
+    } else if best <= alpha_in {
+        (lower, best)
+    } else {
+        (best, best)
+    };
+    let subtree = local.searched - nodes_before + 1;
+    if let Some(h) = shared.harvest {
+        if h.covers(ply) && resolved == EXACT_DEPTH {
+            h.done(board.house_bytes(), lo, hi, subtree);
+        }
+    }
     if use_table {
-        let work = log2(local.searched - nodes_before + parallel_nodes + 1);
-        let (lo, hi) = if best >= beta {
-            (best, upper)
-        } else if best <= alpha_in {
-            (lower, best)
-        } else {
-            (best, best)
-        };
+        let work = log2(subtree);
         shared.tt.store_hashed(
             hashed.expect("hashed where the table is used"),
             Entry {
@@ -580,6 +585,56 @@ pub fn search<L: Lanes>(
         );
     }
     (best, resolved)
+}
+
+/// The key by which a node's moves are searched, highest first: the table's best move, then
+/// extra turns (the house nearer the store first), then by gain. Non-negative and below 2^22:
+/// the sort adds 4 bits. Between moves of equal gain, under standard rules the sowing that ends
+/// nearest the store first (its seeds nearest the count that would have reached it exactly: the
+/// house's distance to the store), then (under both rules) the house nearer the store.
+/// Measured (docs/performance.md): this saved 16% of the nodes of Kalah(6,4), 58% of Kalah(6,5)
+/// and 2.5% of the Kalah(6,6) subtrees; under empty-capture it cost 17% more on Kalah(6,4).
+#[inline(always)]
+fn order_key<L: Lanes>(
+    board: Board<L>,
+    h: usize,
+    gain: i32,
+    extra_turn: bool,
+    tt_move: Option<usize>,
+    rules: Rules,
+) -> u32 {
+    if tt_move == Some(h) {
+        1 << 21
+    } else if extra_turn {
+        (1 << 20) + h as u32
+    } else {
+        let near = match rules {
+            Rules::Standard => {
+                let to_store = (board.houses_per_side() - h) as u32;
+                31 - board.mover_house(h).abs_diff(to_store).min(31)
+            }
+            Rules::EmptyCapture => 0,
+        };
+        ((gain + 256) as u32) << 10 | near << 5 | h as u32
+    }
+}
+
+/// The houses (0-based) of `board`'s moves in the order [`search`] tries them, given the
+/// table's best move `tt_move`: for a campaign, which follows the search's order over the
+/// moves it splits.
+pub fn move_order<L: Lanes>(board: Board<L>, rules: Rules, tt_move: Option<usize>) -> Vec<usize> {
+    let mut keyed: Vec<(u32, usize)> = (0..board.houses_per_side())
+        .filter(|&h| board.movable() >> h & 1 == 1)
+        .map(|h| {
+            let (_, s) = board.sow(h, rules);
+            (
+                order_key(board, h, s.gain(), s.extra_turn, tt_move, rules),
+                h,
+            )
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| b.cmp(a));
+    keyed.into_iter().map(|(_, h)| h).collect()
 }
 
 /// The value of move `c` for the mover within (alpha, beta), and the depth to which it holds.

@@ -148,17 +148,29 @@ fn campaign_loop(
                     return Err(ProveError::Solve(kalah::SolveError::Cancelled));
                 }
             }
-            Step::Tested(fact) => {
+            Step::Tested {
+                fact,
+                harvested,
+                root,
+            } => {
                 idle_since = None;
                 tests += 1;
-                report_test(campaign, &fact, tests, args.json)?;
+                report_test(campaign, &fact, &harvested, root, tests, args.json);
             }
         }
     }
 }
 
-fn report_test(campaign: &Campaign<'_>, fact: &Fact, n: u64, json: bool) -> Result<(), ProveError> {
-    let status = campaign.status()?;
+fn report_test(
+    campaign: &Campaign<'_>,
+    fact: &Fact,
+    harvested: &[Fact],
+    root: Bounds,
+    n: u64,
+    json: bool,
+) {
+    let kept: u64 = harvested.iter().map(|f| f.nodes).sum();
+    let cpu_s = fact.cpu_s + harvested.iter().map(|f| f.cpu_s).sum::<f64>();
     if json {
         print_json(&json!({
             "test": n,
@@ -167,14 +179,21 @@ fn report_test(campaign: &Campaign<'_>, fact: &Fact, n: u64, json: bool) -> Resu
             "lower": fact.lower,
             "upper": fact.upper,
             "over_budget": fact.over_budget,
-            "nodes": fact.nodes,
-            "cpu_s": (fact.cpu_s * 1000.0).round() / 1000.0,
-            "root": super::status::bounds_json(status.value),
+            "nodes": fact.nodes + kept,
+            "harvested": {"facts": harvested.len(), "nodes": kept},
+            "cpu_s": (cpu_s * 1000.0).round() / 1000.0,
+            "root": super::status::bounds_json(root),
         }));
-        return Ok(());
+        return;
     }
-    let answer = if fact.over_budget {
+    let answer = if fact.over_budget && harvested.is_empty() {
         "over budget: split into its moves".to_owned()
+    } else if fact.over_budget {
+        format!(
+            "over budget: split into its moves, keeping {} subtrees it finished ({} nodes)",
+            harvested.len(),
+            human_count(kept)
+        )
     } else {
         let b = Bounds {
             lower: fact.lower,
@@ -186,9 +205,8 @@ fn report_test(campaign: &Campaign<'_>, fact: &Fact, n: u64, json: bool) -> Resu
         "test {n}: {} ({} seeds): {answer}; {} nodes, {:.1} s; root {}",
         fact.position,
         fact.position.seeds_on_board(),
-        human_count(fact.nodes),
-        fact.cpu_s,
-        bounds_text(status.value, value_range(&status.root))
+        human_count(fact.nodes + kept),
+        cpu_s,
+        bounds_text(root, value_range(&campaign.root()))
     );
-    Ok(())
 }

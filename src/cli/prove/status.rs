@@ -66,6 +66,7 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool) {
             }).collect::<Vec<_>>(),
             "facts": s.facts,
             "over_budget": s.over_budget,
+            "harvested": s.harvested,
             "nodes": s.nodes,
             "cpu_s": (s.cpu_s * 10.0).round() / 10.0,
             "tree": s.tree,
@@ -90,13 +91,22 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool) {
     for (mv, b) in &s.moves {
         println!("  move {:>2}: {}", mv.house(), bounds_text(*b, widest));
     }
-    let mean = if s.facts > 0 {
-        s.cpu_s / s.facts as f64
+    let tests = s.facts - s.harvested;
+    let mean = if tests > 0 {
+        s.cpu_s / tests as f64
     } else {
         0.0
     };
+    let kept = if s.harvested > 0 {
+        format!(
+            ", {} kept from the tests over budget (subtrees they finished)",
+            s.harvested
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "{} facts ({} over budget, split), {} nodes, {} of CPU ({:.1} s a test); {} positions in the tree",
+        "{} facts ({} over budget, split{kept}), {} nodes, {} of CPU ({:.1} s a test); {} positions in the tree",
         s.facts,
         s.over_budget,
         human_count(s.nodes),
