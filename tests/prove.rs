@@ -678,3 +678,143 @@ fn status_says_when_nearly_every_recent_test_was_split() {
     let said = format!("of the last 12 tests, {over} ran out of their budget and were split");
     assert_eq!(text.contains(&said), over >= 11, "{text}");
 }
+
+/// `kalah` with `args`, its exit code, stdout and stderr.
+fn run_kalah(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = cli_common::kalah(args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
+    let dir = TempDir::new("prove", "certify");
+    let db = dir.0.join("db");
+    let d = db.to_str().unwrap();
+    let (code, _, err) = run_kalah(&[
+        "db",
+        "build",
+        "--houses",
+        "4",
+        "--max-seeds",
+        "8",
+        "--dir",
+        d,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let campaign_args = |ledger: &Path| -> Vec<String> {
+        [
+            "prove",
+            "-m",
+            "4",
+            "-n",
+            "4",
+            "--db",
+            d,
+            "--tt-mb",
+            "16",
+            "--threads",
+            "1",
+            "--budget",
+            "2000",
+            "--ledger",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([ledger.to_str().unwrap().to_owned()])
+        .collect()
+    };
+    let run_campaign = |ledger: &Path| {
+        let args = campaign_args(ledger);
+        run_kalah(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+
+    // A true proof: every bound certified by the lower levels, and --status says so.
+    let good = dir.0.join("good.jsonl");
+    let (code, _, err) = run_campaign(&good);
+    assert_eq!(code, Some(0), "{err}");
+    let g = good.to_str().unwrap();
+    let (code, out, err) = run_kalah(&["prove", "--certify", g, "--db", d, "--threads", "1"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("value >= ") && out.contains("certified by lower-levels"),
+        "{out}"
+    );
+    assert!(!out.contains("not certified"), "{out}");
+    let checks = dir.0.join("good.checks.jsonl");
+    let lines = std::fs::read_to_string(&checks).unwrap().lines().count();
+    assert!(lines > 0);
+    // Resumed: nothing left to check.
+    let (code, out, _) = run_kalah(&["prove", "--certify", g, "--db", d, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(v["checks_run"], 0, "{out}");
+    assert!(
+        v["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["certified"] == true),
+        "{out}"
+    );
+    let (code, out, _) = run_kalah(&["prove", "--status", g, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let claims = v["certificate"]["claims"].as_array().unwrap();
+    assert!(
+        !claims.is_empty() && claims.iter().all(|c| c["certified"] == true),
+        "{out}"
+    );
+
+    // A lie about the position after the best first move, written before the campaign ran:
+    // the campaign builds its proof on it, and certify finds it under the root's bound.
+    let root = start(4, 4, Rules::Standard);
+    let s = solver(4, Rules::Standard);
+    let (mut best, mut best_value) = (None, i32::MIN);
+    for mv in root.legal_moves() {
+        let (child, _) = root.play(mv).unwrap();
+        let v = s.analyze(&child, false, &mut |_| {}).unwrap().value;
+        let for_root = if child.to_move() == root.to_move() {
+            v
+        } else {
+            -v
+        };
+        if for_root > best_value {
+            (best, best_value) = (Some((child, v, for_root != v)), for_root);
+        }
+    }
+    let (child, v, passes) = best.unwrap();
+    // The move looks 2 better than it is.
+    let lie_value = if passes { v - 2 } else { v + 2 };
+    let lie = Fact {
+        position: child,
+        lower: lie_value,
+        upper: lie_value,
+        nodes: 5000,
+        cpu_s: 0.01,
+        top: Some(8),
+        kalah: "0.1.0".into(),
+        root: Some(root.to_string()),
+        budget: Some(2000),
+        over_budget: false,
+        within: None,
+        continues: None,
+    };
+    let bad = dir.0.join("bad.jsonl");
+    std::fs::write(&bad, format!("{}\n", lie.to_line())).unwrap();
+    let (code, _, err) = run_campaign(&bad);
+    assert_eq!(code, Some(0), "{err}");
+    let b = bad.to_str().unwrap();
+    let (code, out, err) = run_kalah(&["prove", "--certify", b, "--db", d, "--threads", "1"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("bad.jsonl:1: WRONG"), "{err}");
+    assert!(
+        out.contains("FALSIFIED: it rests on ") && out.contains("bad.jsonl:1"),
+        "{out}"
+    );
+    let (_, out, _) = run_kalah(&["prove", "--status", b]);
+    assert!(out.contains("FALSIFIED"), "{out}");
+}

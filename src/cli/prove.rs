@@ -3,6 +3,7 @@
 
 mod book;
 mod campaign;
+mod certify;
 mod check;
 mod merge;
 mod status;
@@ -22,13 +23,19 @@ use super::table_file::TableFileArgs;
 
 /// Prove the exact value of a position by a campaign that no stopped machine can set back.
 ///
-/// The root (POSITION, or the start of Kalah(M,N)) is split into positions below it, best
-/// first (proof-number search); each open leaf gets one null-window test of the value the root
+/// The root (POSITION, or the start of Kalah(M,N)) is split into positions below it, depth
+/// first in the search's own move order; each open leaf gets one null-window test of the value the root
 /// needs, within --budget nodes, and a leaf over its budget is split into its moves instead of
 /// being tried again. Every answer is a fact (bounds on one position's value, its nodes and
 /// CPU time, the levels used), appended to the ledger --ledger FILE (JSON lines) and synced
 /// before the next test. Killed at any moment, a campaign loses at most its test in flight: the
-/// same command resumes from the ledger, here or on another machine.
+/// same command resumes from the ledger, here or on another machine. A test over its budget
+/// keeps the subtrees it finished as facts of their own.
+///
+/// Certificates: --certify LEDGER finds the fewest facts the root's bounds (and each first
+/// move's) rest on and proves each again by another path (--by), recording each check in a
+/// checks file beside the ledger (k66.jsonl -> k66.checks.jsonl); --status says of each bound
+/// whether it is certified, and by what.
 ///
 /// Many workers: give each its own ledger and --worker I/N (a disjoint share of the open
 /// leaves), and let each read the others' with --read; merge the ledgers afterwards (--merge,
@@ -40,6 +47,7 @@ use super::table_file::TableFileArgs;
 ///   kalah prove -m 6 -n 6 --ledger k66.jsonl --hours 2 # two hours of it, then stop
 ///   kalah prove --status k66.jsonl                      # where it stands
 ///   kalah prove --check k66.jsonl --sample 20           # 20 facts proven again, another way
+///   kalah prove --certify k66.jsonl                     # the facts under the bounds, checked
 ///   kalah prove --merge a.jsonl b.jsonl --ledger all.jsonl
 #[derive(Args, Debug)]
 #[command(verbatim_doc_comment)]
@@ -67,7 +75,7 @@ pub struct ProveArgs {
 
     /// The ledger this worker appends its facts to (made if missing). With --merge, the ledger
     /// the others are merged into.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["status", "check"])]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["status", "check", "certify"])]
     ledger: Option<PathBuf>,
 
     /// Other ledgers to read too (other workers'), again before each test; up to 1024.
@@ -120,21 +128,39 @@ pub struct ProveArgs {
 
     /// Where the campaign of LEDGER stands: the root's bounds, each first move's, the facts,
     /// the CPU spent, the open leaves. Reads --read too; writes nothing.
-    #[arg(long, value_name = "LEDGER", conflicts_with_all = ["check", "merge", "ledger"])]
+    #[arg(long, value_name = "LEDGER", conflicts_with_all = ["check", "certify", "merge", "ledger"])]
     status: Option<PathBuf>,
 
     /// Prove facts of LEDGER again by another path (see --by) and report any that fails.
-    #[arg(long, value_name = "LEDGER", requires = "sample", conflicts_with_all = ["merge", "ledger"])]
+    #[arg(long, value_name = "LEDGER", requires = "sample", conflicts_with_all = ["certify", "merge", "ledger"])]
     check: Option<PathBuf>,
 
     /// With --check: how many facts, drawn at random (1 to 10^6).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     sample: Option<u64>,
 
-    /// With --check: the other path. `lower-levels`: the database's levels up to two below
+    /// Certify the bounds of LEDGER's root (with --read, of those ledgers together): the
+    /// fewest facts the root's bounds and each first move's rest on, each proven again by
+    /// another path (--by), cheapest first; each check appended to --checks. Resumes from the
+    /// checks; shares out with --worker I/N and --read-checks; --jobs and --hours stop it. A
+    /// fact found wrong is named (file:line) and the exit code is 1.
+    #[arg(long, value_name = "LEDGER", conflicts_with_all = ["merge", "ledger", "book"])]
+    certify: Option<PathBuf>,
+
+    /// With --certify: the checks file this worker appends to; with --status: the checks read
+    /// [default: beside the ledger, X.jsonl -> X.checks.jsonl].
+    #[arg(long, value_name = "FILE")]
+    checks: Option<PathBuf>,
+
+    /// With --certify or --status: other checks files to read too (other workers'); up to
+    /// 1024.
+    #[arg(long, value_name = "FILE", num_args = 1.., action = clap::ArgAction::Append)]
+    read_checks: Vec<PathBuf>,
+
+    /// With --check or --certify: the other path. `lower-levels`: the database's levels up to two below
     /// its top (none if it has fewer than 3); `no-db`: no database; `alphabeta`: plain
     /// alpha-beta, no table, no database (small positions only).
-    #[arg(long, value_name = "PATH", default_value = "lower-levels", value_parser = ["lower-levels", "no-db", "alphabeta"], requires = "check")]
+    #[arg(long, value_name = "PATH", default_value = "lower-levels", value_parser = ["lower-levels", "no-db", "alphabeta"])]
     by: String,
 
     /// With --check: the seed of the draw [default: from the clock; printed].
@@ -188,7 +214,21 @@ fn parse_share(s: &str) -> Result<Share, String> {
 }
 
 pub fn run(args: ProveArgs) -> Result<(), CliError> {
-    if args.read.len() > MAX_FILES || args.merge.len() > MAX_FILES {
+    if (args.checks.is_some() || !args.read_checks.is_empty())
+        && args.certify.is_none()
+        && args.status.is_none()
+    {
+        return Err(CliError::input(
+            "--checks and --read-checks go with --certify or --status",
+        ));
+    }
+    if args.by != "lower-levels" && args.check.is_none() && args.certify.is_none() {
+        return Err(CliError::input("--by goes with --check or --certify"));
+    }
+    if args.read.len() > MAX_FILES
+        || args.merge.len() > MAX_FILES
+        || args.read_checks.len() > MAX_FILES
+    {
         return Err(CliError::input(format!(
             "at most {MAX_FILES} ledgers at once"
         )));
@@ -197,10 +237,11 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         && (!args.merge.is_empty()
             || args.status.is_some()
             || args.check.is_some()
+            || args.certify.is_some()
             || args.book.is_some())
     {
         return Err(CliError::input(
-            "--table-file keeps the table of a campaign; --merge, --status, --check and --book run none",
+            "--table-file keeps the table of a campaign; --merge, --status, --check, --certify and --book run none",
         ));
     }
     if !args.merge.is_empty() {
@@ -211,6 +252,9 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.check {
         return check::run(&args, path);
+    }
+    if let Some(path) = &args.certify {
+        return certify::run(&args, path);
     }
     if let Some(depth) = args.book {
         return book::run(&args, depth);

@@ -22,6 +22,7 @@
 //! from the ledger, on this machine or another with the same levels (the levels only make the
 //! tests cheaper: facts found with other levels, or none, hold all the same).
 
+pub mod certificate;
 pub mod fact;
 pub mod ledger;
 pub mod tree;

@@ -101,7 +101,7 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
                 own.display()
             );
             let status = campaign.status().map_err(prove_error)?;
-            super::status::print_status(&status, args.json, false);
+            super::status::print_status(&status, args.json, false, None);
             Err(CliError {
                 message: "interrupted".into(),
                 code: 130,
@@ -110,7 +110,7 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
         Err(e) => Err(prove_error(e)),
         Ok(()) => {
             let status = campaign.status().map_err(prove_error)?;
-            super::status::print_status(&status, args.json, false);
+            super::status::print_status(&status, args.json, false, None);
             Ok(())
         }
     }

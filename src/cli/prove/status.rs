@@ -1,8 +1,9 @@
 //! `kalah prove --status`: where a campaign stands, read from its ledgers.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use kalah::prove::certificate::{self, Certificate, Checks};
 use kalah::prove::fact::Bounds;
 use kalah::prove::ledger::Ledger;
 use kalah::prove::{self, Status};
@@ -22,12 +23,71 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
         None => root_named(&ledger)?,
     };
     let status = Status::of(root, &ledger, args.guess).map_err(prove_error)?;
-    print_status(&status, args.json, args.guess.is_none());
+    let cert = certified(args, path, root, &ledger)?;
+    print_status(&status, args.json, args.guess.is_none(), Some(&cert));
     Ok(())
 }
 
+/// What the checks say of each bound, for people and as JSON.
+pub struct Certified {
+    lines: Vec<String>,
+    json: serde_json::Value,
+}
+
+/// The certificate of `root`'s bounds by the checks beside `path` (or --checks) and
+/// --read-checks.
+fn certified(
+    args: &ProveArgs,
+    path: &Path,
+    root: Position<Narrow>,
+    ledger: &Ledger,
+) -> Result<Certified, CliError> {
+    let own = args
+        .checks
+        .clone()
+        .unwrap_or_else(|| certificate::checks_path(path));
+    let mut checks = Checks::new();
+    for file in std::iter::once(&own).chain(&args.read_checks) {
+        if let Some(what) = kalah::files::not_regular(file) {
+            return Err(CliError::input(format!(
+                "{}: it is {what}, not a checks file",
+                file.display()
+            )));
+        }
+        checks.add_file(file).map_err(super::ledger_error)?;
+    }
+    let cert = Certificate::of(root, ledger, &checks).map_err(prove_error)?;
+    let files: Vec<String> = std::iter::once(&own)
+        .chain(&args.read_checks)
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut lines = vec![format!(
+        "certificate ({} checks read from {}):",
+        checks.len(),
+        files.join(", ")
+    )];
+    if cert.claims.is_empty() {
+        lines.push("  no bound rests on a fact (the sowings and seeds alone prove them): nothing to certify".into());
+    }
+    for c in &cert.claims {
+        lines.push(format!("  {}", super::certify::claim_text(c, ledger)));
+    }
+    if cert.claims.iter().any(|c| !c.is_certified()) {
+        lines.push(format!(
+            "  (kalah prove --certify {} proves the facts left again)",
+            path.display()
+        ));
+    }
+    let json = json!({
+        "checks": checks.len(),
+        "files": files,
+        "claims": cert.claims.iter().map(|c| super::certify::claim_json(c, ledger)).collect::<Vec<_>>(),
+    });
+    Ok(Certified { lines, json })
+}
+
 /// The root most facts of `ledger` name, as a position.
-fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> {
+pub(super) fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> {
     let (fact, origin) = prove::root_of(ledger).ok_or_else(|| {
         CliError::input("the ledger names no root: give the position (or -m and -n)")
     })?;
@@ -49,7 +109,8 @@ pub fn bounds_json(b: Bounds) -> serde_json::Value {
 
 /// `from_lower`: the next test was worked out with no guess (from the lower bound), as
 /// `--status` without `--guess` does: said, since a campaign tests against its own guess.
-pub fn print_status(s: &Status, json: bool, from_lower: bool) {
+/// With `cert`, what the checks say of each bound too.
+pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Certified>) {
     let root = &s.root;
     let widest = value_range(root);
     if json {
@@ -75,6 +136,7 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool) {
                 "disproof": (!prove::is_infinite(s.disproof)).then_some(s.disproof)})),
             "recent": {"tests": s.recent, "over_budget": s.recent_over},
             "torn": s.torn.iter().map(|(p, n)| json!({"file": p.display().to_string(), "bytes": n})).collect::<Vec<_>>(),
+            "certificate": cert.map(|c| c.json.clone()),
         }));
         return;
     }
@@ -153,5 +215,8 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool) {
             "note: {} ends in a torn line of {bytes} bytes (a worker killed mid-write, or writing now); it is not read",
             path.display()
         );
+    }
+    for line in cert.iter().flat_map(|c| &c.lines) {
+        println!("{line}");
     }
 }

@@ -1,0 +1,467 @@
+//! `kalah prove --certify`: the facts a campaign's bounds rest on, proven again by another
+//! path, each check appended to a checks file that resumes and shares out as ledgers do.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim};
+use kalah::prove::fact::Fact;
+use kalah::prove::ledger::{Ledger, LedgerWriter};
+use kalah::prove::{self, Recheck};
+use kalah::{Algorithm, Narrow, Position, Rules, Solver, SolverConfig};
+use serde_json::json;
+
+use super::super::CliError;
+use super::super::args::print_json;
+use super::super::human::{human_count, human_duration};
+use super::{ProveArgs, given_root, ledger_error, prove_error, read_ledgers, solver_with};
+
+/// The most solvers (one a set of levels) kept at once: each holds a table.
+const SOLVERS: usize = 2;
+
+pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    let mut ledger = read_ledgers(path, args)?;
+    let root = match given_root(args)? {
+        Some(root) => root,
+        None => super::status::root_named(&ledger)?,
+    };
+    let own = args
+        .checks
+        .clone()
+        .unwrap_or_else(|| certificate::checks_path(path));
+    let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
+    let mut checks = read_checks(&own, &args.read_checks)?;
+    let paths = Paths::new(args, root.houses_per_side(), root.rules())?;
+    let solvers: Mutex<Vec<(Option<u32>, Arc<Solver>)>> = Mutex::new(Vec::new());
+    kalah::catch_interrupt();
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    let outcome = std::thread::scope(|scope| {
+        let (solvers, done) = (&solvers, &done);
+        scope.spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if kalah::interrupted() {
+                    for (_, s) in solvers.lock().expect("not poisoned").iter() {
+                        s.cancel();
+                    }
+                    break;
+                }
+            }
+        });
+        let r = certify_loop(
+            args,
+            root,
+            &mut ledger,
+            &mut checks,
+            &mut writer,
+            &paths,
+            solvers,
+            started,
+        );
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    let (done_checks, wrong) = match outcome {
+        Ok(x) => x,
+        Err(e) if is_cancelled(&e) => {
+            eprintln!(
+                "interrupted: the check in flight is dropped, every check before it is in {}; the same command resumes",
+                own.display()
+            );
+            return Err(CliError {
+                message: "interrupted".into(),
+                code: 130,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    checks.reread().map_err(ledger_error)?;
+    let cert = Certificate::of(root, &ledger, &checks).map_err(prove_error)?;
+    report(
+        &root,
+        &cert,
+        &ledger,
+        &checks,
+        done_checks,
+        args.json,
+        started,
+    );
+    if !wrong.is_empty() || !cert.wrong().is_empty() {
+        let mut named: Vec<String> = wrong;
+        for i in cert.wrong() {
+            let at = ledger.facts()[i].1.to_string();
+            if !named.contains(&at) {
+                named.push(at);
+            }
+        }
+        return Err(CliError::failure(format!(
+            "a fact under the bounds does not hold: {}",
+            named.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+fn is_cancelled(e: &CliError) -> bool {
+    e.code == 130
+}
+
+/// The checks of `own` and of `others`.
+fn read_checks(own: &Path, others: &[PathBuf]) -> Result<Checks, CliError> {
+    let mut checks = Checks::new();
+    for path in std::iter::once(&own.to_path_buf()).chain(others) {
+        if let Some(what) = kalah::files::not_regular(path) {
+            return Err(CliError::input(format!(
+                "{}: it is {what}, not a checks file",
+                path.display()
+            )));
+        }
+        checks.add_file(path).map_err(ledger_error)?;
+    }
+    Ok(checks)
+}
+
+/// How each fact is proven again: the path --by names and the levels it reads.
+struct Paths {
+    by: String,
+    /// The database's top level, for `lower-levels`.
+    db_top: Option<u32>,
+    db_dir: Option<PathBuf>,
+    houses: usize,
+    rules: Rules,
+}
+
+impl Paths {
+    fn new(args: &ProveArgs, houses: usize, rules: Rules) -> Result<Paths, CliError> {
+        let (db_top, db_dir) = if args.by == "lower-levels" {
+            match args.db.open(houses, rules)? {
+                Some(db) => (Some(db.max_level()), Some(db.dir().to_path_buf())),
+                None => {
+                    return Err(CliError::input(
+                        "--by lower-levels checks with the levels below the database's top, and there is no database here (--db DIR, or --by no-db / alphabeta)",
+                    ));
+                }
+            }
+        } else {
+            (None, None)
+        };
+        Ok(Paths {
+            by: args.by.clone(),
+            db_top,
+            db_dir,
+            houses,
+            rules,
+        })
+    }
+
+    /// The levels a check of `fact` reads: for `lower-levels`, two below the database's top
+    /// and two below the fact's own seeds (so that no fact is a lookup of the levels that may
+    /// have made it), and never the fact's own top; else none. `Err`: no other path for it.
+    fn top_for(&self, fact: &Fact) -> Result<Option<u32>, String> {
+        let top = match (self.by.as_str(), self.db_top) {
+            ("lower-levels", Some(t)) => {
+                let seeds = fact.position.seeds_on_board();
+                let mut top = t.min(seeds).checked_sub(2);
+                if top.is_some() && top == fact.top {
+                    top = top.and_then(|t| t.checked_sub(1));
+                }
+                top
+            }
+            _ => None,
+        };
+        if self.by != "alphabeta" && top == fact.top {
+            return Err(format!(
+                "it was proven {} levels, as --by {} would check it: no other path (--by alphabeta for small positions, or lower-levels with levels)",
+                if fact.top.is_some() {
+                    "with the same"
+                } else {
+                    "without"
+                },
+                self.by
+            ));
+        }
+        Ok(top)
+    }
+}
+
+/// Checks the facts the bounds rest on until they are all certified, one is found wrong, or
+/// --jobs / --hours stop it. Returns the checks run and the facts found wrong (as file:line).
+#[allow(clippy::too_many_arguments)]
+fn certify_loop(
+    args: &ProveArgs,
+    root: Position<Narrow>,
+    ledger: &mut Ledger,
+    checks: &mut Checks,
+    writer: &mut LedgerWriter,
+    paths: &Paths,
+    solvers: &Mutex<Vec<(Option<u32>, Arc<Solver>)>>,
+    started: Instant,
+) -> Result<(u64, Vec<String>), CliError> {
+    let mut ran = 0u64;
+    let mut tried: HashSet<String> = HashSet::new();
+    let mut no_path: Vec<String> = Vec::new();
+    loop {
+        ledger.refresh().map_err(ledger_error)?;
+        checks.reread().map_err(ledger_error)?;
+        let cert = Certificate::of(root, ledger, checks).map_err(prove_error)?;
+        if !cert.wrong().is_empty() {
+            return Ok((ran, Vec::new()));
+        }
+        let todo: Vec<usize> = cert
+            .to_check(ledger)
+            .into_iter()
+            .filter(|&i| {
+                let fact = &ledger.facts()[i].0;
+                args.worker.owns(fact.board()) && !tried.contains(&certificate::digest(fact))
+            })
+            .collect();
+        if todo.is_empty() {
+            break;
+        }
+        if !args.json && ran == 0 {
+            let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+            eprintln!(
+                "certifying {root}: {} facts to check by {} (they took {} nodes)",
+                todo.len(),
+                paths.by,
+                human_count(nodes)
+            );
+        }
+        for (k, &i) in todo.iter().enumerate() {
+            if args.jobs.is_some_and(|j| ran >= j)
+                || args.hours.is_some_and(|h| started.elapsed() >= h)
+            {
+                return Ok((ran, Vec::new()));
+            }
+            if kalah::interrupted() {
+                return Err(CliError {
+                    message: "interrupted".into(),
+                    code: 130,
+                });
+            }
+            let (fact, origin) = ledger.facts()[i].clone();
+            let d = certificate::digest(&fact);
+            tried.insert(d.clone());
+            let top = match paths.top_for(&fact) {
+                Ok(top) => top,
+                Err(why) => {
+                    no_path.push(format!("{origin}: {why}"));
+                    continue;
+                }
+            };
+            let solver = solver_for(args, paths, top, &fact, solvers)?;
+            let (nodes0, cpu0) = (solver.nodes(), kalah::cpu_time());
+            let verdict = match prove::recheck(&fact, &solver) {
+                Ok(v) => v,
+                Err(kalah::prove::ProveError::Solve(kalah::SolveError::Cancelled)) => {
+                    return Err(CliError {
+                        message: "interrupted".into(),
+                        code: 130,
+                    });
+                }
+                Err(e) => return Err(prove_error(e)),
+            };
+            let cpu_s = match (cpu0, kalah::cpu_time()) {
+                (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
+                _ => 0.0,
+            };
+            let (holds, why) = match verdict {
+                Recheck::Wrong(why) => (false, Some(why)),
+                _ => (true, None),
+            };
+            let check = Check {
+                digest: d,
+                position: fact.position.to_string(),
+                rules: fact.position.rules(),
+                lower: fact.lower,
+                upper: fact.upper,
+                by: paths.by.clone(),
+                top,
+                holds,
+                why: why.clone(),
+                nodes: solver.nodes() - nodes0,
+                cpu_s,
+                fact_at: origin.to_string(),
+            };
+            writer
+                .append_lines(&[check.to_line()])
+                .map_err(ledger_error)?;
+            ran += 1;
+            if args.json {
+                print_json(&json!({
+                    "check": ran, "fact_at": origin.to_string(), "position": check.position,
+                    "lower": check.lower, "upper": check.upper, "holds": holds, "why": why,
+                    "by": check.by, "top": top, "nodes": check.nodes, "cpu_s": check.cpu_s,
+                }));
+            } else {
+                let levels = top.map_or("no levels".to_owned(), |t| format!("levels 0..{t}"));
+                match &why {
+                    None => eprintln!(
+                        "check {ran}: {origin}: holds ({} in [{:+}, {:+}]) by {} ({levels}); {} nodes, {:.1} s; {} left",
+                        fact.position,
+                        fact.lower,
+                        fact.upper,
+                        paths.by,
+                        human_count(check.nodes),
+                        cpu_s,
+                        todo.len() - k - 1
+                    ),
+                    Some(why) => eprintln!("check {ran}: {origin}: WRONG: {why}"),
+                }
+            }
+            checks.add(check);
+            if !holds {
+                // The bounds are worked out again without it: the report names what fell.
+                return Ok((ran, vec![origin.to_string()]));
+            }
+        }
+    }
+    for line in &no_path {
+        eprintln!("not checked: {line}");
+    }
+    Ok((ran, Vec::new()))
+}
+
+/// The solver of a check that reads the levels 0..`top` (or none), made on first use; at most
+/// [`SOLVERS`] are kept.
+fn solver_for(
+    args: &ProveArgs,
+    paths: &Paths,
+    top: Option<u32>,
+    fact: &Fact,
+    solvers: &Mutex<Vec<(Option<u32>, Arc<Solver>)>>,
+) -> Result<Arc<Solver>, CliError> {
+    if let Some((_, s)) = solvers
+        .lock()
+        .expect("not poisoned")
+        .iter()
+        .find(|(t, _)| *t == top)
+    {
+        return Ok(s.clone());
+    }
+    let (houses, rules) = (paths.houses, paths.rules);
+    let solver = if paths.by == "alphabeta" {
+        let default = SolverConfig::default();
+        let config = SolverConfig {
+            threads: args.threads.unwrap_or(default.threads),
+            algorithm: Algorithm::AlphaBeta,
+            ..default
+        };
+        super::super::search::new_solver(houses, rules, config, None)?
+    } else {
+        let db = match (top, &paths.db_dir) {
+            (Some(top), Some(dir)) => Some(Arc::new(
+                kalah::db::Tablebase::open_up_to(
+                    dir,
+                    houses,
+                    rules,
+                    kalah::db::Access::Map,
+                    Some(top),
+                )
+                .map_err(|e| {
+                    CliError::failure(format!(
+                        "cannot open the database in {}: {e}",
+                        dir.display()
+                    ))
+                })?,
+            )),
+            _ => None,
+        };
+        solver_with(args, houses, rules, fact.position.seeds_on_board(), db)?
+    };
+    let solver = Arc::new(solver);
+    let mut list = solvers.lock().expect("not poisoned");
+    if list.len() >= SOLVERS {
+        list.remove(0);
+    }
+    list.push((top, solver.clone()));
+    Ok(solver)
+}
+
+/// A claim's line for people: "value >= +2: certified by lower-levels (14 facts)".
+pub fn claim_text(c: &Claim, ledger: &Ledger) -> String {
+    let n = c.facts.len();
+    let facts = if n == 1 {
+        "1 fact".to_owned()
+    } else {
+        format!("{n} facts")
+    };
+    if !c.wrong.is_empty() {
+        let named: Vec<String> = c
+            .wrong
+            .iter()
+            .map(|&i| ledger.facts()[i].1.to_string())
+            .collect();
+        return format!(
+            "{c}: FALSIFIED: it rests on {}, found wrong",
+            named.join(", ")
+        );
+    }
+    if c.is_certified() {
+        return format!("{c}: certified by {} ({facts})", c.by.join(" and "));
+    }
+    let left: u64 = c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+    format!(
+        "{c}: not certified: {} of its {facts} checked ({} left, {} nodes to prove them)",
+        n - c.unchecked.len(),
+        c.unchecked.len(),
+        human_count(left)
+    )
+}
+
+/// A claim as JSON.
+pub fn claim_json(c: &Claim, ledger: &Ledger) -> serde_json::Value {
+    json!({
+        "move": c.mv.map(|m| m.house()),
+        "side": if c.side == certificate::Side::Lower { "lower" } else { "upper" },
+        "value": c.value,
+        "facts": c.facts.len(),
+        "unchecked": c.unchecked.len(),
+        "nodes_left": c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum::<u64>(),
+        "wrong": c.wrong.iter().map(|&i| ledger.facts()[i].1.to_string()).collect::<Vec<_>>(),
+        "certified": c.is_certified(),
+        "by": c.by,
+    })
+}
+
+fn report(
+    root: &Position<Narrow>,
+    cert: &Certificate,
+    ledger: &Ledger,
+    checks: &Checks,
+    ran: u64,
+    json: bool,
+    started: Instant,
+) {
+    if json {
+        print_json(&json!({
+            "position": root.to_string(),
+            "houses": root.houses_per_side(),
+            "rules": root.rules().as_str(),
+            "checks_run": ran,
+            "checks": checks.len(),
+            "time_ms": started.elapsed().as_millis() as u64,
+            "claims": cert.claims.iter().map(|c| claim_json(c, ledger)).collect::<Vec<_>>(),
+        }));
+        return;
+    }
+    println!(
+        "{root} ({} houses a side), {} rules: {ran} checks run in {} ({} in all)",
+        root.houses_per_side(),
+        root.rules(),
+        human_duration(started.elapsed()),
+        checks.len()
+    );
+    if cert.claims.is_empty() {
+        println!(
+            "no bound rests on a fact (the sowings and seeds alone prove them): nothing to certify"
+        );
+    }
+    for c in &cert.claims {
+        println!("  {}", claim_text(c, ledger));
+    }
+}

@@ -1,0 +1,634 @@
+//! Certificates: the fewest facts a campaign's bounds rest on, each proven again by another
+//! path, with a ledger of those checks.
+//!
+//! A bound of the root ("f >= t" or "f <= t", f the value less the stores) rests on facts in
+//! one of three ways, which [`Certificate::of`] weighs recursively over the proof tree:
+//!
+//! ```text
+//!   f(node) >= t  <-  t is no more than the seeds allow (nothing to prove)
+//!                 |   a fact about node's board with lower >= t
+//!                 |   one move with bound >= t           (node split)
+//!   f(node) <= t  <-  t is no less than the seeds allow
+//!                 |   a fact about node's board with upper <= t
+//!                 |   every move with bound <= t         (node split)
+//!   a move's bound: game over: its gain; extra turn: gain + f(child) (same side);
+//!                   pass: gain - f(child), so ">= t" asks "f(child) <= gain - t"
+//! ```
+//!
+//! Each fact costs the nodes that proved it (a check by another path costs about as much), a
+//! fact already checked nothing, a fact found wrong more than any other: the support chosen is
+//! the cheapest the recursion finds (a fact shared by two subtrees counts in each, so it is the
+//! cheapest up to that). A bound whose every support holds a fact found wrong is *falsified*,
+//! and those facts are named.
+//!
+//! **Checks** are JSON lines in files of their own, appended and synced as ledgers are
+//! ([`crate::prove::ledger::LedgerWriter`]), one a fact checked:
+//!
+//! ```json
+//! {"check":1,"digest":"9c0f...","position":"<6,...>","rules":"standard","lower":2,"upper":68,
+//!  "by":"lower-levels","levels":{"top":30,"rules":"standard"},"holds":true,"why":null,
+//!  "nodes":81234567,"cpu_s":41.2,"kalah":"0.1.0","fact_at":"k66.jsonl:12"}
+//! ```
+//!
+//! `digest` names the fact checked: the XXH3-128 of its line as [`Fact::to_line`] writes it,
+//! so a fact whose text changes is unchecked again. A check certifies its fact only when it
+//! took another path than the fact: other levels (or none), or plain alpha-beta.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::board::Board;
+use crate::fast_hash::FastMap;
+use crate::lanes::Narrow;
+use crate::position::{Move, Position};
+use crate::prove::fact::{Bounds, Fact, MAX_LINE};
+use crate::prove::ledger::{Ledger, LedgerError, Origin};
+use crate::prove::tree::{EdgeKind, Tree};
+use crate::prove::{MAX_TREE, ProveError};
+use crate::rules::Rules;
+
+/// The format version of a check line.
+pub const CHECK_FORMAT: u64 = 1;
+
+/// The digest that names `fact` in a check: XXH3-128 of its canonical line, in hex.
+pub fn digest(fact: &Fact) -> String {
+    format!(
+        "{:032x}",
+        xxhash_rust::xxh3::xxh3_128(fact.to_line().as_bytes())
+    )
+}
+
+/// One fact checked again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// The fact's digest ([`digest`]).
+    pub digest: String,
+    /// The fact's position and bounds (for people; the digest is what counts).
+    pub position: String,
+    /// The fact's rules.
+    pub rules: Rules,
+    /// The fact's bounds.
+    pub lower: i32,
+    /// The fact's bounds.
+    pub upper: i32,
+    /// The path: `lower-levels`, `no-db` or `alphabeta`.
+    pub by: String,
+    /// The top level the check read, if any.
+    pub top: Option<u32>,
+    /// Whether the fact's bounds held.
+    pub holds: bool,
+    /// Why not, if they did not.
+    pub why: Option<String>,
+    /// Search nodes and CPU seconds the check took.
+    pub nodes: u64,
+    /// CPU seconds.
+    pub cpu_s: f64,
+    /// Where the fact was read when it was checked (information only).
+    pub fact_at: String,
+}
+
+impl Check {
+    /// The JSON line (without its newline).
+    pub fn to_line(&self) -> String {
+        json!({
+            "check": CHECK_FORMAT,
+            "digest": self.digest,
+            "position": self.position,
+            "rules": self.rules.as_str(),
+            "lower": self.lower,
+            "upper": self.upper,
+            "by": self.by,
+            "levels": {"top": self.top, "rules": self.rules.as_str()},
+            "holds": self.holds,
+            "why": self.why,
+            "nodes": self.nodes,
+            "cpu_s": (self.cpu_s * 1000.0).round() / 1000.0,
+            "kalah": env!("CARGO_PKG_VERSION"),
+            "fact_at": self.fact_at,
+        })
+        .to_string()
+    }
+
+    /// Reads one line of a checks file; the error says what is wrong with it.
+    pub fn from_line(line: &str) -> Result<Check, String> {
+        if line.len() > MAX_LINE {
+            return Err(format!(
+                "a line of {} bytes (at most {MAX_LINE})",
+                line.len()
+            ));
+        }
+        let v: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+        if v["check"].as_u64() != Some(CHECK_FORMAT) {
+            return Err(format!("not a check (no \"check\":{CHECK_FORMAT})"));
+        }
+        let text = |k: &str| {
+            v[k].as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("no \"{k}\" text"))
+        };
+        let int = |k: &str| {
+            v[k].as_i64()
+                .and_then(|x| i32::try_from(x).ok())
+                .ok_or_else(|| format!("no \"{k}\" number"))
+        };
+        let digest = text("digest")?;
+        if digest.len() != 32 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err("\"digest\" is not 32 hex digits".into());
+        }
+        let rules: Rules = text("rules")?
+            .parse()
+            .map_err(|_| "unknown \"rules\"".to_owned())?;
+        let top = match &v["levels"]["top"] {
+            Value::Null => None,
+            t => Some(
+                t.as_u64()
+                    .and_then(|t| u32::try_from(t).ok())
+                    .ok_or("\"levels\".\"top\" is not a level")?,
+            ),
+        };
+        let by = text("by")?;
+        if !["lower-levels", "no-db", "alphabeta"].contains(&by.as_str()) {
+            return Err(format!("unknown path \"{by}\""));
+        }
+        Ok(Check {
+            digest,
+            position: text("position")?,
+            rules,
+            lower: int("lower")?,
+            upper: int("upper")?,
+            by,
+            top,
+            holds: v["holds"].as_bool().ok_or("no \"holds\" true or false")?,
+            why: v["why"].as_str().map(str::to_owned),
+            nodes: v["nodes"].as_u64().ok_or("no \"nodes\" count")?,
+            cpu_s: v["cpu_s"].as_f64().ok_or("no \"cpu_s\" number")?,
+            fact_at: v["fact_at"].as_str().unwrap_or("").to_owned(),
+        })
+    }
+
+    /// Whether this check took another path than `fact` did (other levels, or alpha-beta).
+    pub fn is_another_path(&self, fact: &Fact) -> bool {
+        self.by == "alphabeta" || self.top != fact.top
+    }
+}
+
+/// The checks of one or more files, by digest (a fact checked twice: a check that failed wins,
+/// then one by another path).
+#[derive(Default)]
+pub struct Checks {
+    files: Vec<PathBuf>,
+    by_digest: HashMap<String, Vec<Check>>,
+    lines: usize,
+}
+
+impl Checks {
+    /// No checks.
+    pub fn new() -> Checks {
+        Checks::default()
+    }
+
+    /// Reads `path` (a file that is not there holds no check yet). A last line without its
+    /// newline (a write torn by a kill) is left unread; any other line that is not a check is
+    /// an error naming the file and the line.
+    pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
+        let io = |error| LedgerError::Io {
+            file: path.to_path_buf(),
+            error,
+        };
+        let file = match crate::files::open_regular(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.files.push(path.to_path_buf());
+                return Ok(());
+            }
+            Err(e) => return Err(io(e)),
+        };
+        let mut reader = BufReader::new(file);
+        let mut buf = Vec::new();
+        let mut line = 0;
+        loop {
+            buf.clear();
+            let n = (&mut reader)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut buf)
+                .map_err(io)?;
+            if n == 0 || (buf.last() != Some(&b'\n') && n <= MAX_LINE) {
+                break;
+            }
+            line += 1;
+            let at = Origin {
+                file: path.to_path_buf(),
+                line,
+            };
+            let garbled = |why: String| LedgerError::Garbled {
+                at: at.clone(),
+                why,
+            };
+            if buf.last() != Some(&b'\n') {
+                return Err(garbled(format!("a line over {MAX_LINE} bytes")));
+            }
+            let text =
+                std::str::from_utf8(&buf[..n - 1]).map_err(|_| garbled("not UTF-8 text".into()))?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let check = Check::from_line(text).map_err(garbled)?;
+            self.add(check);
+        }
+        self.files.push(path.to_path_buf());
+        Ok(())
+    }
+
+    /// Reads every file read so far again, from its start (checks are few beside facts).
+    pub fn reread(&mut self) -> Result<(), LedgerError> {
+        let files = std::mem::take(&mut self.files);
+        self.by_digest.clear();
+        self.lines = 0;
+        for f in &files {
+            self.add_file(f)?;
+        }
+        Ok(())
+    }
+
+    /// Adds one check.
+    pub fn add(&mut self, check: Check) {
+        self.lines += 1;
+        self.by_digest
+            .entry(check.digest.clone())
+            .or_default()
+            .push(check);
+    }
+
+    /// Checks read.
+    pub fn len(&self) -> usize {
+        self.lines
+    }
+
+    /// Whether none were read.
+    pub fn is_empty(&self) -> bool {
+        self.lines == 0
+    }
+
+    /// What the checks say of `fact`: found wrong by any check, else certified by one that
+    /// took another path, else (checked by the same path only, or never) unchecked.
+    pub fn verdict(&self, fact: &Fact) -> Verdict<'_> {
+        let Some(checks) = self.by_digest.get(&digest(fact)) else {
+            return Verdict::Unchecked;
+        };
+        if let Some(c) = checks.iter().find(|c| !c.holds) {
+            return Verdict::Wrong(c);
+        }
+        match checks.iter().find(|c| c.is_another_path(fact)) {
+            Some(c) => Verdict::Holds(c),
+            None => Verdict::Unchecked,
+        }
+    }
+}
+
+/// What the checks say of one fact.
+#[derive(Clone, Copy, Debug)]
+pub enum Verdict<'a> {
+    /// Proven again by another path.
+    Holds(&'a Check),
+    /// Found wrong.
+    Wrong(&'a Check),
+    /// Not yet proven again by another path.
+    Unchecked,
+}
+
+/// Which side of a bound.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Side {
+    /// value >= t.
+    Lower,
+    /// value <= t.
+    Upper,
+}
+
+impl Side {
+    fn flip(self) -> Side {
+        match self {
+            Side::Lower => Side::Upper,
+            Side::Upper => Side::Lower,
+        }
+    }
+}
+
+/// One bound of the root, or of one of its first moves, and the facts it rests on.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// The first move, or none for the root.
+    pub mv: Option<Move>,
+    /// Which side ...
+    pub side: Side,
+    /// ... of which value (stores included, for the root's side to move).
+    pub value: i32,
+    /// The facts it rests on (indices into [`Ledger::facts`]), cheapest support first found.
+    pub facts: Vec<usize>,
+    /// Of those, the ones found wrong: the bound is falsified unless this is empty.
+    pub wrong: Vec<usize>,
+    /// Of those, the ones not yet certified.
+    pub unchecked: Vec<usize>,
+    /// The paths of the checks that certified the others, each once, in the order met.
+    pub by: Vec<String>,
+}
+
+impl Claim {
+    /// Certified: every fact it rests on proven again by another path (none found wrong).
+    pub fn is_certified(&self) -> bool {
+        self.wrong.is_empty() && self.unchecked.is_empty()
+    }
+}
+
+impl fmt::Display for Claim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let of = self
+            .mv
+            .map_or("value".to_owned(), |m| format!("move {}", m.house()));
+        let rel = if self.side == Side::Lower { ">=" } else { "<=" };
+        write!(f, "{of} {rel} {:+}", self.value)
+    }
+}
+
+/// The bounds of a root (and of each first move) with the facts each rests on.
+#[derive(Clone, Debug)]
+pub struct Certificate {
+    /// Each bound that rests on facts (not on the sowings and seeds alone): the root's first,
+    /// then its moves', lower before upper.
+    pub claims: Vec<Claim>,
+}
+
+/// The cost of a support that holds a fact found wrong: more than any other.
+const WRONG: u64 = u64::MAX / 4;
+
+#[derive(Clone, Copy, Debug)]
+enum Choice {
+    Free,
+    Fact(usize),
+    Edge(usize),
+    AllEdges,
+}
+
+/// The search for the cheapest supports.
+struct Support<'a> {
+    tree: &'a Tree,
+    ledger: &'a Ledger,
+    checks: &'a Checks,
+    by_board: FastMap<(Rules, Board<Narrow>), Vec<usize>>,
+    memo: HashMap<(usize, Side, i32), Option<(u64, Choice)>>,
+}
+
+impl Support<'_> {
+    fn fact_cost(&self, i: usize) -> u64 {
+        let fact = &self.ledger.facts()[i].0;
+        match self.checks.verdict(fact) {
+            Verdict::Holds(_) => 0,
+            Verdict::Wrong(_) => WRONG,
+            Verdict::Unchecked => fact.nodes.saturating_add(1),
+        }
+    }
+
+    /// The cheapest support of "f(node) >= t" (Lower) or "f(node) <= t" (Upper), if any.
+    fn node(&mut self, node: usize, side: Side, t: i32) -> Option<u64> {
+        if let Some(&m) = self.memo.get(&(node, side, t)) {
+            return m.map(|(c, _)| c);
+        }
+        let n = &self.tree.nodes()[node];
+        let board = n.board();
+        let rules = n.position.rules();
+        let widest = Bounds::widest(board.seeds(), rules);
+        let free = match side {
+            Side::Lower => t <= widest.lower,
+            Side::Upper => t >= widest.upper,
+        };
+        let mut best: Option<(u64, Choice)> = free.then_some((0, Choice::Free));
+        if best.is_none() {
+            if let Some(facts) = self.by_board.get(&(rules, board)) {
+                for &i in facts {
+                    let f = self.ledger.facts()[i].0.f_bounds();
+                    let ok = match side {
+                        Side::Lower => f.lower >= t,
+                        Side::Upper => f.upper <= t,
+                    };
+                    let c = self.fact_cost(i);
+                    if ok && best.is_none_or(|(b, _)| c < b) {
+                        best = Some((c, Choice::Fact(i)));
+                    }
+                }
+            }
+            if n.is_split() {
+                let moves = n.moves.len();
+                match side {
+                    Side::Lower => {
+                        for k in 0..moves {
+                            if let Some(c) = self.edge(node, k, side, t)
+                                && best.is_none_or(|(b, _)| c < b)
+                            {
+                                best = Some((c, Choice::Edge(k)));
+                            }
+                        }
+                    }
+                    Side::Upper => {
+                        let mut sum = Some(0u64);
+                        for k in 0..moves {
+                            sum = match (sum, self.edge(node, k, side, t)) {
+                                (Some(s), Some(c)) => Some(s.saturating_add(c)),
+                                _ => None,
+                            };
+                            if sum.is_none() {
+                                break;
+                            }
+                        }
+                        if let Some(c) = sum
+                            && best.is_none_or(|(b, _)| c < b)
+                        {
+                            best = Some((c, Choice::AllEdges));
+                        }
+                    }
+                }
+            }
+        }
+        self.memo.insert((node, side, t), best);
+        best.map(|(c, _)| c)
+    }
+
+    /// The cheapest support of "the move's bound >= t" (Lower) or "<= t" (Upper), for the mover
+    /// of `node` (stores excluded).
+    fn edge(&mut self, node: usize, k: usize, side: Side, t: i32) -> Option<u64> {
+        let e = self.tree.nodes()[node].moves[k];
+        match (e.kind, e.child) {
+            (EdgeKind::ExtraTurn, Some(c)) => self.node(c, side, t - e.gain),
+            (EdgeKind::Pass, Some(c)) => self.node(c, side.flip(), e.gain - t),
+            _ => match side {
+                Side::Lower => (e.gain >= t).then_some(0),
+                Side::Upper => (e.gain <= t).then_some(0),
+            },
+        }
+    }
+
+    /// The facts of the support chosen for (node, side, t), added to `out`.
+    fn collect(&self, node: usize, side: Side, t: i32, out: &mut Vec<usize>) {
+        let Some(Some((_, choice))) = self.memo.get(&(node, side, t)) else {
+            return;
+        };
+        match *choice {
+            Choice::Free => {}
+            Choice::Fact(i) => out.push(i),
+            Choice::Edge(k) => self.collect_edge(node, k, side, t, out),
+            Choice::AllEdges => {
+                for k in 0..self.tree.nodes()[node].moves.len() {
+                    self.collect_edge(node, k, side, t, out);
+                }
+            }
+        }
+    }
+
+    fn collect_edge(&self, node: usize, k: usize, side: Side, t: i32, out: &mut Vec<usize>) {
+        let e = self.tree.nodes()[node].moves[k];
+        match (e.kind, e.child) {
+            (EdgeKind::ExtraTurn, Some(c)) => self.collect(c, side, t - e.gain, out),
+            (EdgeKind::Pass, Some(c)) => self.collect(c, side.flip(), e.gain - t, out),
+            _ => {}
+        }
+    }
+}
+
+impl Certificate {
+    /// The certificate of `root`'s bounds by `ledger`, as far as `checks` has checked it: the
+    /// root's bounds and each first move's, each with the cheapest set of facts it rests on.
+    pub fn of(
+        root: Position<Narrow>,
+        ledger: &Ledger,
+        checks: &Checks,
+    ) -> Result<Self, ProveError> {
+        crate::prove::check_root(&root)?;
+        let tree = Tree::grow(root, ledger, MAX_TREE)?;
+        let mut by_board: FastMap<(Rules, Board<Narrow>), Vec<usize>> = FastMap::default();
+        for (i, (fact, _)) in ledger.facts().iter().enumerate() {
+            if fact.is_informative() {
+                by_board
+                    .entry((fact.position.rules(), fact.board()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let mut s = Support {
+            tree: &tree,
+            ledger,
+            checks,
+            by_board,
+            memo: HashMap::new(),
+        };
+        let stores = root.store_difference();
+        let widest = Bounds::widest(root.board().seeds(), root.rules());
+        let mut claims = Vec::new();
+        // (move index or none, side, bound on f)
+        let mut wanted: Vec<(Option<usize>, Side, i32)> = Vec::new();
+        let b = tree.root().bounds;
+        if b.lower > widest.lower {
+            wanted.push((None, Side::Lower, b.lower));
+        }
+        if b.upper < widest.upper {
+            wanted.push((None, Side::Upper, b.upper));
+        }
+        for (k, e) in tree.root().moves.iter().enumerate() {
+            let Some(c) = e.child else {
+                continue; // a game-ending move: its value is its gain, nothing to prove
+            };
+            // The move's bounds when its child's are the widest its seeds allow.
+            let child = &tree.nodes()[c];
+            let w = Bounds::widest(child.board().seeds(), child.position.rules());
+            let (lo, hi) = match e.kind {
+                EdgeKind::ExtraTurn => (e.gain + w.lower, e.gain + w.upper),
+                _ => (e.gain - w.upper, e.gain - w.lower),
+            };
+            let eb = tree.edge_bounds(e);
+            if eb.lower > lo {
+                wanted.push((Some(k), Side::Lower, eb.lower));
+            }
+            if eb.upper < hi {
+                wanted.push((Some(k), Side::Upper, eb.upper));
+            }
+        }
+        for (k, side, t) in wanted {
+            let found = match k {
+                None => s.node(0, side, t),
+                Some(k) => s.edge(0, k, side, t),
+            };
+            let mut facts = Vec::new();
+            if found.is_some() {
+                match k {
+                    None => s.collect(0, side, t, &mut facts),
+                    Some(k) => s.collect_edge(0, k, side, t, &mut facts),
+                }
+            }
+            facts.sort_unstable();
+            facts.dedup();
+            if found.is_some() && facts.is_empty() {
+                // The sowings alone prove it (a move's gain, the seeds left): nothing to check.
+                continue;
+            }
+            let (mut wrong, mut unchecked, mut by) = (Vec::new(), Vec::new(), Vec::<String>::new());
+            for &i in &facts {
+                match checks.verdict(&ledger.facts()[i].0) {
+                    Verdict::Wrong(_) => wrong.push(i),
+                    Verdict::Unchecked => unchecked.push(i),
+                    Verdict::Holds(c) => {
+                        if !by.contains(&c.by) {
+                            by.push(c.by.clone());
+                        }
+                    }
+                }
+            }
+            claims.push(Claim {
+                mv: k.map(|k| tree.root().moves[k].mv),
+                side,
+                value: t + stores,
+                facts,
+                wrong,
+                unchecked,
+                by,
+            });
+        }
+        Ok(Certificate { claims })
+    }
+
+    /// The facts not yet certified that the claims rest on, each once, cheapest first.
+    pub fn to_check(&self, ledger: &Ledger) -> Vec<usize> {
+        let mut all: Vec<usize> = self
+            .claims
+            .iter()
+            .flat_map(|c| c.unchecked.iter().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all.sort_by_key(|&i| (ledger.facts()[i].0.nodes, i));
+        all
+    }
+
+    /// The facts found wrong that some claim rests on, each once.
+    pub fn wrong(&self) -> Vec<usize> {
+        let mut all: Vec<usize> = self
+            .claims
+            .iter()
+            .flat_map(|c| c.wrong.iter().copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+}
+
+/// The checks file that goes with ledger `path` by default: `X.jsonl` -> `X.checks.jsonl`.
+pub fn checks_path(ledger: &Path) -> PathBuf {
+    let name = ledger
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    ledger.with_file_name(format!("{stem}.checks.jsonl"))
+}
