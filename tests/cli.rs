@@ -1369,3 +1369,40 @@ fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+#[test]
+fn a_search_past_an_hour_says_so_and_points_to_a_campaign_before_it_starts() {
+    // No levels and 72 seeds: days by the cost model. Not a terminal, no --long: refused at
+    // once, before any level is built in memory.
+    for args in [
+        &["solve", "-m", "6", "-n", "6", "--no-db"][..],
+        &[
+            "analyze",
+            "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>",
+            "--no-db",
+            "--no-book",
+        ][..],
+        &[
+            "query",
+            "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>",
+            "--memory-db",
+            "off",
+            "--no-book",
+        ][..],
+    ] {
+        let started = std::time::Instant::now();
+        let out = cli_common::kalah(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("by the cost model"), "{err}");
+        assert!(
+            err.contains("kalah prove '<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>' --ledger FILE"),
+            "{err}"
+        );
+        assert!(err.contains("--long starts it anyway"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    }
+    // A search the model puts under an hour starts as before.
+    let out = cli_common::kalah(&["solve", "-m", "4", "-n", "3", "--no-db", "--value-only"]);
+    assert!(out.status.success());
+}

@@ -55,6 +55,13 @@ pub struct SearchArgs {
     )]
     pub memory_db: Option<MemoryDb>,
 
+    /// Start a search that the cost model puts past an hour without asking. Before such a
+    /// search kalah says what it would take and how to run it as a campaign instead (`kalah
+    /// prove`, which keeps every answer); in a terminal it asks, elsewhere it starts only with
+    /// this flag.
+    #[arg(long)]
+    pub long: bool,
+
     /// Print JSON (see docs/commands.md for the fields).
     #[arg(long)]
     pub json: bool,
@@ -131,8 +138,13 @@ impl SearchArgs {
     /// The solver's settings and databases for a board of `seeds` seeds: `files`, the
     /// database files opened by [`SearchArgs::files`], if any; else the levels --memory-db asks
     /// for (by default when no files are read), built now (with a progress bar).
+    ///
+    /// Before a search that the cost model puts past an hour, asks first
+    /// ([`SearchArgs::confirm_cost`]; `root` is the position's literal, for the campaign it
+    /// suggests).
     pub fn prepare(
         &self,
+        root: &str,
         houses: usize,
         rules: Rules,
         seeds: u32,
@@ -140,6 +152,14 @@ impl SearchArgs {
     ) -> Result<(SolverConfig, SearchDb), CliError> {
         if let Some(tablebase) = files {
             let config = self.config(houses, seeds, Some(tablebase.max_level()));
+            self.confirm_cost(
+                root,
+                houses,
+                rules,
+                seeds,
+                Some(tablebase.max_level()),
+                &config,
+            )?;
             let db = SearchDb {
                 tablebase: Some(tablebase),
                 built: None,
@@ -155,6 +175,7 @@ impl SearchArgs {
             _ => None,
         };
         let config = self.config(houses, seeds, top);
+        self.confirm_cost(root, houses, rules, seeds, top, &config)?;
         let db = match top {
             Some(top) => {
                 let (tablebase, time) = build_in_memory(houses, rules, top, config.threads)?;
@@ -176,6 +197,63 @@ impl SearchArgs {
             },
         };
         Ok((config, db))
+    }
+
+    /// Before a search of `seeds` seeds reading the levels `0..=top` that the cost model
+    /// ([`kalah::search::cost`]) puts past an hour: says what it would take and that a campaign
+    /// keeps its work; in a terminal asks, elsewhere refuses without --long.
+    fn confirm_cost(
+        &self,
+        root: &str,
+        houses: usize,
+        rules: Rules,
+        seeds: u32,
+        top: Option<u32>,
+        config: &SolverConfig,
+    ) -> Result<(), CliError> {
+        use std::io::IsTerminal;
+        if self.long || self.algorithm != Algorithm::Mtdf {
+            return Ok(());
+        }
+        let nodes = kalah::search::cost::estimated_nodes(houses, seeds, top);
+        let seconds = kalah::search::cost::estimated_seconds(nodes, config.threads);
+        if seconds < 3600.0 {
+            return Ok(());
+        }
+        let levels = top.map_or("no endgame levels".to_owned(), |t| {
+            format!("the levels 0..{t}")
+        });
+        let rules_flag = if rules == Rules::Standard {
+            ""
+        } else {
+            " --rules empty-capture"
+        };
+        let message = format!(
+            "this search would take about {} on {} threads ({} nodes by the cost model: \
+             {seeds} seeds on the board, {levels}; a rough model, off by ten either way). A \
+             proof too big for one run belongs in a campaign, which keeps every answer in a \
+             ledger and resumes after any stop: kalah prove '{root}'{rules_flag} --ledger FILE \
+             (see kalah prove --help); more levels (kalah db build) make any search cheaper.",
+            super::human::human_duration(Duration::from_secs_f64(seconds.min(1e12))),
+            config.threads,
+            super::human::human_count(nodes.min(1e18) as u64),
+        );
+        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            eprintln!("{message}");
+            eprint!("Search anyway? [y/N] ");
+            let mut answer = String::new();
+            let _ = std::io::stdin().read_line(&mut answer);
+            if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") {
+                return Ok(());
+            }
+            return Err(CliError {
+                message: "not started".into(),
+                code: 1,
+            });
+        }
+        Err(CliError::input(format!(
+            "{message} Not started: --long starts it anyway."
+        )))
     }
 
     /// The solver's settings for a board of `houses` houses a side with `seeds` seeds,
@@ -202,7 +280,7 @@ impl SearchArgs {
         files: Option<Arc<Tablebase>>,
     ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
         let (houses, rules, seeds) = (p.houses_per_side(), p.rules(), p.seeds_on_board());
-        let (mut config, db) = self.prepare(houses, rules, seeds, files)?;
+        let (mut config, db) = self.prepare(&p.to_string(), houses, rules, seeds, files)?;
         table.fit(&mut config, houses, rules, self.tt_mb)?;
         let solver = solver_for(p, config, &db, table)?;
         Ok((solver, config, db))

@@ -8,6 +8,7 @@
 //! The [`Algorithm`] ladder (plain minimax, memoised minimax, alpha-beta, NegaScout, MTD(f))
 //! gives the same exact values with less and less work, to show what each step buys.
 
+pub mod cost;
 pub mod harvest;
 pub mod ladder;
 pub mod negamax;
