@@ -188,7 +188,9 @@ def run_kalah(cmd, timeout, niceness):
 
 
 def db_options(db, level, tt_mb):
-    opts = ["--db", db, "--max-level", str(level), "--threads", "1", "--json"]
+    # --long: the searches are meant to run (up to the timeout) even where the cost model
+    # puts them past an hour.
+    opts = ["--db", db, "--max-level", str(level), "--threads", "1", "--json", "--long"]
     return opts + (["--tt-mb", str(tt_mb)] if tt_mb else [])
 
 

@@ -818,3 +818,47 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
     let (_, out, _) = run_kalah(&["prove", "--status", b]);
     assert!(out.contains("FALSIFIED"), "{out}");
 }
+
+#[test]
+fn a_file_that_is_not_a_ledger_is_left_as_it_is() {
+    let dir = TempDir::new("prove", "not-a-ledger");
+    for (name, text) in [
+        ("notes.txt", "precious notes"),
+        ("two.txt", "first line\nsecond line"),
+        ("json.txt", "{\"a\":1}\n"),
+    ] {
+        let path = dir.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        let mut args = no_db_campaign("4", "3", "1000");
+        args.extend(["--ledger", p, "--jobs", "1"]);
+        let (code, _, err) = run_kalah(&args);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains("is not a ledger"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name}");
+        // Nor is it written by a book or a merge; a failed merge leaves no file it made.
+        let (code, _, _) = run_kalah(&[
+            "prove", "-m", "4", "-n", "3", "--no-db", "--book", "0", "--ledger", p,
+        ]);
+        assert_ne!(code, Some(0));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name}");
+        let made = dir.0.join("made.jsonl");
+        let (code, _, _) = run_kalah(&["prove", "--merge", p, "--ledger", made.to_str().unwrap()]);
+        assert_ne!(code, Some(0));
+        assert!(!made.exists(), "{name}: a failed merge left its output");
+    }
+    // A hard link to someone's file is not written through.
+    #[cfg(unix)]
+    {
+        let victim = dir.0.join("victim.jsonl");
+        std::fs::write(&victim, "").unwrap();
+        let link = dir.0.join("link.jsonl");
+        std::fs::hard_link(&victim, &link).unwrap();
+        let mut args = no_db_campaign("4", "3", "1000");
+        args.extend(["--ledger", link.to_str().unwrap(), "--jobs", "1"]);
+        let (code, _, err) = run_kalah(&args);
+        assert_ne!(code, Some(0));
+        assert!(err.contains("hard link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "");
+    }
+}

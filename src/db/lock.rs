@@ -8,8 +8,9 @@
 //! (finished levels are never written again, and new ones appear by an atomic rename), so they
 //! are not held up. The lock goes with the process, however it ends; the file stays (removing it
 //! would let two builders lock two different files of the same name). The lock file is never
-//! followed through a symbolic link, and must be a regular file: whoever can write a shared
-//! database directory cannot make a build write its process id into someone else's file.
+//! followed through a symbolic link, and must be a regular file with no other name (no hard
+//! link): whoever can write a shared database directory cannot make a build write its process
+//! id into someone else's file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -50,8 +51,20 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(not_a_file()),
         Err(e) => return Err(in_file(e)),
     };
-    if !file.metadata().map_err(in_file)?.is_file() {
+    let meta = file.metadata().map_err(in_file)?;
+    if !meta.is_file() {
         return Err(not_a_file());
+    }
+    // A hard link to another file would get the process id written into that file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Err(in_file(std::io::Error::other(
+                "the build lock has other names (a hard link to another file): not written; \
+                 remove it and build again",
+            )));
+        }
     }
     match crate::files::lock(&file, false) {
         Ok(()) => {}
@@ -104,5 +117,11 @@ mod tests {
         std::os::unix::fs::symlink(dir.join("made.txt"), dir.join(LOCK_FILE)).unwrap();
         assert!(lock(&dir).is_err());
         assert!(!dir.join("made.txt").exists());
+        // Nor a hard link: the file it shares would get the process id.
+        std::fs::remove_file(dir.join(LOCK_FILE)).unwrap();
+        std::fs::hard_link(&victim, dir.join(LOCK_FILE)).unwrap();
+        let refused = lock(&dir).unwrap_err().to_string();
+        assert!(refused.contains("hard link"), "{refused}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     }
 }

@@ -67,6 +67,13 @@ pub enum LedgerError {
     },
     /// Another process holds the file to write it.
     Busy(PathBuf),
+    /// A file to append to is not a ledger (nor empty): it is left as it is.
+    NotALedger {
+        /// The file.
+        file: PathBuf,
+        /// Why not, naming the line.
+        why: String,
+    },
 }
 
 impl fmt::Display for LedgerError {
@@ -85,6 +92,12 @@ impl fmt::Display for LedgerError {
                 f,
                 "{} is being written by another worker (one writer a ledger file: give this \
                  worker its own file, and read the other with --read)",
+                file.display()
+            ),
+            LedgerError::NotALedger { file, why } => write!(
+                f,
+                "{} is not a ledger ({why}): nothing was written to it (give a new file, or a \
+                 ledger of facts)",
                 file.display()
             ),
         }
@@ -198,7 +211,15 @@ impl Ledger {
                         why: format!("a line over {MAX_LINE} bytes"),
                     });
                 }
-                // The last line, not yet (or never to be) finished: left for later.
+                // The last line, not yet (or never to be) finished: left for later, if it can
+                // be the start of a fact at all.
+                if buf.first() != Some(&b'{') {
+                    return Err(LedgerError::Garbled {
+                        at,
+                        why: "a last line with no line break that is not the start of a fact"
+                            .into(),
+                    });
+                }
                 torn = n as u64;
                 break;
             }
@@ -346,19 +367,48 @@ impl LedgerWriter {
                 format!("it is {what}, not a regular file"),
             )));
         }
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(io)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Never followed through a link, never waiting on a FIFO.
+            options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+        }
+        let mut file = match options.open(path) {
+            Ok(file) => file,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "it is a symbolic link, not a regular file: not followed",
+                )));
+            }
+            Err(e) => return Err(io(e)),
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if file.metadata().map_err(io)?.nlink() > 1 {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "it has other names (hard links): a ledger is written through one name only",
+                )));
+            }
+        }
         match crate::memory::lock_exclusive(&file, false) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 return Err(LedgerError::Busy(path.to_path_buf()));
             }
             Err(e) => return Err(io(e)),
+        }
+        // Nothing is written to a file that is not a ledger (a user's notes, say).
+        let text = whole_bytes(&mut file).map_err(io)?;
+        if let Err(why) = looks_like_a_ledger(&text) {
+            return Err(LedgerError::NotALedger {
+                file: path.to_path_buf(),
+                why,
+            });
         }
         // Cut a torn last line: everything after the last newline.
         let len = file.metadata().map_err(io)?.len();
@@ -461,6 +511,41 @@ impl LedgerWriter {
             true
         }
     }
+}
+
+/// All of `file` from its start, as bytes.
+fn whole_bytes(file: &mut File) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(0))?;
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether `bytes` can be a ledger (or a checks file) to append to: empty, or JSON lines each
+/// a fact or a check, the last one possibly torn (cut by a kill: the start of a JSON object).
+/// `Err`: why not, naming the line.
+fn looks_like_a_ledger(bytes: &[u8]) -> Result<(), String> {
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    for (i, line) in bytes[..whole].split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let ok = std::str::from_utf8(line)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .is_some_and(|v| v.get("fact").is_some() || v.get("check").is_some());
+        if !ok {
+            return Err(format!("line {} is not a fact", i + 1));
+        }
+    }
+    let tail = &bytes[whole..];
+    if !tail.is_empty() && tail.first() != Some(&b'{') {
+        return Err(format!(
+            "its last line (line {}, with no line break) is not the start of a fact",
+            bytes[..whole].iter().filter(|&&b| b == b'\n').count() + 1
+        ));
+    }
+    Ok(())
 }
 
 /// All of `file` from its start, as text.

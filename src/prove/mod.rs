@@ -690,6 +690,17 @@ pub struct Merged {
 /// checking all of them, and those already in `into`, against each other: a conflict writes
 /// nothing. `into` is held with the writer's lock while this runs.
 pub fn merge(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
+    let existed = std::fs::symlink_metadata(into).is_ok();
+    let result = merge_into(inputs, into);
+    // A failed merge leaves no file it made (one it made is still empty: the facts are
+    // appended only once all of them have been read and checked).
+    if result.is_err() && !existed && std::fs::metadata(into).is_ok_and(|m| m.len() == 0) {
+        let _ = std::fs::remove_file(into);
+    }
+    result
+}
+
+fn merge_into(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
     let mut writer = LedgerWriter::open(into)?;
     let mut all = Ledger::new();
     all.add_file(into)?;
