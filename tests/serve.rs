@@ -326,6 +326,23 @@ fn bad_and_hostile_requests_get_400s_naming_the_field_and_the_server_lives() {
         "JSON, not an empty body: {body:?}"
     );
     assert_eq!(server.raw(b"NONSENSE\r\n\r\n").0, 400);
+    // Another method than GET or HEAD on a page that exists: 405, with Allow and a JSON reason.
+    for method in ["POST", "OPTIONS", "DELETE"] {
+        let request = format!(
+            "{method} /api/v1/start?houses=4&seeds=3 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        let (status, head, body) = server.exchange(request.as_bytes());
+        assert_eq!(status, 405, "{method}: {head}");
+        assert!(
+            head.to_ascii_lowercase().contains("allow: get, head"),
+            "{head}"
+        );
+        let got: Value = serde_json::from_str(&body).expect("a JSON body");
+        assert!(
+            got["error"].as_str().unwrap().contains("only GET and HEAD"),
+            "{got}"
+        );
+    }
     // A raw `<` in the URL, which hyper cannot read: a 400 whose JSON says to encode it.
     let (status, head, body) = server.exchange(
         b"GET /api/v1/position?position=<4,0,0,3,3,3,3,3,3,3,3> HTTP/1.1\r\nHost: x\r\n\r\n",

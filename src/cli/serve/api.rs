@@ -117,6 +117,7 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/v1/position", get(position))
         .route("/api/v1/start", get(start))
         .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
         .with_state(api)
 }
 
@@ -188,6 +189,21 @@ async fn not_found() -> Failure {
         body: json!({"error": "no such page: the API is /api/v1/position and /api/v1/start, \
                                the explorer /"}),
     }
+}
+
+/// Any method but GET and HEAD on a page that exists: 405, saying so, with `Allow`.
+async fn not_allowed() -> Response {
+    let mut response = Failure {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        body: json!({"error": "only GET and HEAD are answered: the API and the explorer are \
+                               read-only"}),
+    }
+    .into_response();
+    response.headers_mut().insert(
+        axum::http::header::ALLOW,
+        axum::http::HeaderValue::from_static("GET, HEAD"),
+    );
+    response
 }
 
 /// `?position=LITERAL&rules=R&to_move=SIDE`.

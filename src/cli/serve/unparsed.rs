@@ -80,11 +80,20 @@ fn rewritten(status: u16) -> Vec<u8> {
             "Request Header Fields Too Large",
             "the request's header is too large",
         ),
+        405 => (
+            "Method Not Allowed",
+            "only GET and HEAD are answered: the API and the explorer are read-only",
+        ),
         _ => ("Error", "the request could not be read"),
+    };
+    let allow = if status == 405 {
+        "allow: GET, HEAD\r\n"
+    } else {
+        ""
     };
     let body = json!({ "error": error }).to_string();
     format!(
-        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n\
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n{allow}\
          access-control-allow-origin: *\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     )
