@@ -332,6 +332,30 @@ pub fn not_regular(path: &Path) -> Option<&'static str> {
     (!kind.is_file()).then(|| describe(&kind))
 }
 
+/// What `path` is instead, if it is there and not a directory (a symbolic link is followed).
+pub fn not_a_directory(path: &Path) -> Option<&'static str> {
+    let kind = std::fs::metadata(path).ok()?.file_type();
+    (!kind.is_dir()).then(|| {
+        if kind.is_file() {
+            "a file"
+        } else {
+            describe(&kind)
+        }
+    })
+}
+
+/// Makes the directory `dir` (and its parents) unless it is there; a path that is there but is
+/// no directory is an error saying what it is (not "File exists").
+pub fn make_dir(dir: &Path) -> std::io::Result<()> {
+    if let Some(what) = not_a_directory(dir) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {what}, not a directory"),
+        ));
+    }
+    std::fs::create_dir_all(dir)
+}
+
 fn describe(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {

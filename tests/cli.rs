@@ -1406,3 +1406,33 @@ fn a_search_past_an_hour_says_so_and_points_to_a_campaign_before_it_starts() {
     let out = cli_common::kalah(&["solve", "-m", "4", "-n", "3", "--no-db", "--value-only"]);
     assert!(out.status.success());
 }
+
+#[test]
+fn db_build_into_a_file_or_a_device_says_what_it_is() {
+    let dir = cli_common::fresh_dir("build-into-file");
+    let file = dir.join("afile");
+    std::fs::write(&file, "mine\n").unwrap();
+    for (target, what) in [
+        (file.to_str().unwrap(), "a file"),
+        ("/dev/null", "a device"),
+    ] {
+        let out = cli_common::kalah(&[
+            "db",
+            "build",
+            "--houses",
+            "2",
+            "--max-seeds",
+            "2",
+            "--dir",
+            target,
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            err.contains(&format!("it is {what}, not a directory")),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

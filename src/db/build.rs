@@ -579,7 +579,7 @@ pub fn build(
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
     let layout = plan(houses, max_level, Held::TopLevel)?;
-    std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
+    crate::files::make_dir(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let _lock = crate::db::lock::lock(dir)?;
     remove_temporaries(dir, houses, rules).map_err(|e| DbError::from(e).in_file(dir))?;
     let sides = SideTables::new(&layout);

@@ -478,7 +478,7 @@ fn lead_levels(
     progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, DbError> {
     let (dir, pool, cancel) = (job.dir, job.pool, job.cancel);
-    std::fs::create_dir_all(dir).map_err(|e| DbError::from(e).in_file(dir))?;
+    crate::files::make_dir(dir).map_err(|e| DbError::from(e).in_file(dir))?;
     let _lock = crate::db::lock::lock(dir)?;
     remove_temporaries(dir, job.houses, job.rules).map_err(|e| DbError::from(e).in_file(dir))?;
     let mut levels: Vec<Level> = Vec::new();
