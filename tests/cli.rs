@@ -1436,3 +1436,42 @@ fn db_build_into_a_file_or_a_device_says_what_it_is() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn db_warm_refuses_a_level_file_that_is_not_the_level_its_name_says() {
+    let dir = cli_common::fresh_dir("warm-wrong");
+    let d = dir.to_str().unwrap();
+    let built = cli_common::kalah(&[
+        "db",
+        "build",
+        "--houses",
+        "2",
+        "--max-seeds",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert!(built.status.success());
+    let warm = || cli_common::kalah(&["db", "warm", "--dir", d]);
+    assert!(warm().status.success());
+    let extra = dir.join("kalah-2-standard-004.kdb");
+    for (what, make) in [
+        ("bad magic", None),
+        ("wrong level", Some(dir.join("kalah-2-standard-002.kdb"))),
+    ] {
+        match make {
+            None => std::fs::write(&extra, b"").unwrap(),
+            Some(from) => {
+                std::fs::copy(from, &extra).unwrap();
+            }
+        }
+        let out = warm();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("kalah-2-standard-004.kdb") && err.contains(what),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -17,7 +17,9 @@ use super::super::args::print_json;
 /// of its probes (Kalah(6,4) on the levels 0..24, one thread: 1.55-1.69 s with level 24 in small
 /// pieces, 1.34-1.44 s with every level in 2 MiB pieces). `db warm` drops each level's cached pages
 /// that no process maps and reads the level back through a map advised to use huge pages,
-/// then says how much of it the cache holds in 2 MiB pieces. Nothing is written; pages that a
+/// then says how much of it the cache holds in 2 MiB pieces. Each file is first checked to be
+/// the level its name says (its header, its length): an empty or foreign file is an error
+/// (exit code 1), never read into the cache. Nothing is written; pages that a
 /// running search or campaign maps stay as they are (stop it first to warm them too). Levels
 /// just built by `db build` are in 2 MiB pieces already.
 ///
@@ -79,7 +81,7 @@ pub fn run(args: WarmArgs) -> Result<(), CliError> {
         }
         let t = Instant::now();
         // `warm` opens the file as a regular file only: a FIFO is refused without waiting.
-        let level = kalah::db::warm::warm(&f.path)
+        let level = kalah::db::warm::warm(&f.path, Some((f.houses, f.rules, f.level)))
             .map_err(|e| CliError::failure(format!("cannot warm: {e}")))?;
         let warmed = level.warmed;
         if args.hold {
