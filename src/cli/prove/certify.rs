@@ -161,7 +161,10 @@ impl Paths {
     /// The levels a check of `fact` reads: for `lower-levels`, two below the database's top
     /// and two below the fact's own seeds (so that no fact is a lookup of the levels that may
     /// have made it), and never the fact's own top; else none. `Err`: no other path for it.
-    fn top_for(&self, fact: &Fact) -> Result<Option<u32>, String> {
+    fn top_for(&self, args: &ProveArgs, fact: &Fact) -> Result<Option<u32>, String> {
+        if let Some(why) = super::check::alphabeta_too_long(args, fact) {
+            return Err(why);
+        }
         let top = match (self.by.as_str(), self.db_top) {
             ("lower-levels", Some(t)) => {
                 let seeds = fact.position.seeds_on_board();
@@ -246,7 +249,7 @@ fn certify_loop(
             let (fact, origin) = ledger.facts()[i].clone();
             let d = certificate::digest(&fact);
             tried.insert(d.clone());
-            let top = match paths.top_for(&fact) {
+            let top = match paths.top_for(args, &fact) {
                 Ok(top) => top,
                 Err(why) => {
                     no_path.push(format!("{origin}: {why}"));
