@@ -1475,3 +1475,13 @@ fn db_warm_refuses_a_level_file_that_is_not_the_level_its_name_says() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn db_commands_on_a_directory_that_is_not_there_say_so_with_exit_code_2() {
+    for command in ["info", "verify", "warm", "upgrade"] {
+        let out = cli_common::kalah(&["db", command, "--dir", "/nonexistent/kalah-db"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {err}");
+        assert!(err.contains("no such directory"), "{command}: {err}");
+    }
+}

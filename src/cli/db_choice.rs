@@ -216,6 +216,31 @@ pub fn files_json(db: Option<&Tablebase>) -> serde_json::Value {
 /// `--dir` of the `db` commands: the directory given, else the database home (an error if it
 /// is there and is not a directory).
 pub fn dir_or_home(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
+    dir_or_home_made(dir)
+}
+
+/// [`dir_or_home`] for the commands that read a directory (`db info`, `verify`, `warm`,
+/// `upgrade`): a --dir that is not there, or not a directory, is the user's mistake (exit
+/// code 2), said as `query --db` says it.
+pub fn existing_dir_or_home(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
+    if let Some(d) = dir {
+        if !d.exists() {
+            return Err(CliError::input(format!(
+                "--dir {}: no such directory",
+                d.display()
+            )));
+        }
+        if let Some(what) = kalah::files::not_a_directory(d) {
+            return Err(CliError::input(format!(
+                "--dir {}: it is {what}, not a directory",
+                d.display()
+            )));
+        }
+    }
+    dir_or_home_made(dir)
+}
+
+fn dir_or_home_made(dir: &Option<PathBuf>) -> Result<PathBuf, CliError> {
     match dir {
         Some(dir) => Ok(dir.clone()),
         None => {

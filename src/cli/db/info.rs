@@ -29,7 +29,7 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: InfoArgs) -> Result<(), CliError> {
-    let dir = super::super::db_choice::dir_or_home(&args.dir)?;
+    let dir = super::super::db_choice::existing_dir_or_home(&args.dir)?;
     // A home with nothing in it yet is the start of every installation, not an error.
     let empty_home = args.dir.is_none()
         && (!dir.exists()

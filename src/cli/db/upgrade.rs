@@ -38,7 +38,7 @@ pub struct UpgradeArgs {
 }
 
 pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
-    let dir = super::super::db_choice::dir_or_home(&args.dir)?;
+    let dir = super::super::db_choice::existing_dir_or_home(&args.dir)?;
     let cancel = AtomicBool::new(false);
     let json = args.json;
     // Ctrl-C or SIGTERM stops the upgrade between two files (a file being written is finished

@@ -49,7 +49,7 @@ pub struct VerifyArgs {
 }
 
 pub fn run(args: VerifyArgs) -> Result<(), CliError> {
-    let dir = super::super::db_choice::dir_or_home(&args.dir)?;
+    let dir = super::super::db_choice::existing_dir_or_home(&args.dir)?;
     let pool = pool(args.threads)?;
     let coverage = if args.all {
         Coverage::All

@@ -49,7 +49,7 @@ pub struct WarmArgs {
 }
 
 pub fn run(args: WarmArgs) -> Result<(), CliError> {
-    let dir = super::super::db_choice::dir_or_home(&args.dir)?;
+    let dir = super::super::db_choice::existing_dir_or_home(&args.dir)?;
     let files = kalah::db::tablebase::level_files(&dir)
         .map_err(|e| CliError::failure(format!("cannot read {e}")))?;
     let files: Vec<_> = files
