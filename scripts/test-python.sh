@@ -3,7 +3,8 @@
 # installs what the tests need from PyPI when missing (maturin, pytest, numpy, open_spiel),
 # checks the extension's formatting and lints, builds and installs the package from ./python,
 # builds the kalah binary the tests compare
-# against (target/release/kalah), and runs pytest on python/tests. Extra arguments go to pytest.
+# against ($CARGO_TARGET_DIR/release/kalah, else target/release/kalah), and runs pytest on
+# python/tests. Extra arguments go to pytest.
 #
 # Usage: scripts/test-python.sh [PYTEST ARGS...]
 #   PYTHON   the interpreter for the environment (default python3; 3.9 or newer)
@@ -11,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/venv
 python=${PYTHON:-python3}
+# Where cargo puts the binary: $CARGO_TARGET_DIR if set (relative to here, as cargo reads it).
+bin_dir=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv" || {
     echo "test-python: cannot make a virtual environment with $python (Debian: apt-get install python3-venv)" >&2
@@ -26,4 +29,4 @@ cargo build --release --locked
 VIRTUAL_ENV="$PWD/$venv" "$venv/bin/python" -m pip install --quiet ./python
 # From outside the source tree, so that the installed package is the one imported.
 cd target
-KALAH_BIN="$PWD/release/kalah" "$PWD/venv/bin/python" -m pytest -q ../python/tests "$@"
+KALAH_BIN="$bin_dir/kalah" "$PWD/venv/bin/python" -m pytest -q ../python/tests "$@"
