@@ -16,7 +16,8 @@
 //! ```
 //!
 //! The books read are the ledgers kalah ships, built into the binary ([`SHIPPED`]: the books
-//! of `data/books/` and the campaigns of `data/proofs/`), and every `*.jsonl` file in a
+//! of `data/books/` and the campaigns of `data/proofs/`), and every `*.jsonl` file (but the
+//! checks files, `*.checks.jsonl`) in a
 //! directory given (the database home). They are read together, checked against each other:
 //! two facts that contradict are an error that names both lines, never a value. Bounds that
 //! are not exact are kept too: [`Book::bounds`] gives them, for people.
@@ -438,7 +439,11 @@ fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
     let mut files = Vec::new();
     for entry in entries {
         let path = entry.map_err(io)?.path();
-        if path.extension().is_some_and(|e| e == "jsonl") {
+        // Checks files (`X.checks.jsonl`, see crate::prove::certificate) hold no facts.
+        let checks = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with(".checks.jsonl"));
+        if path.extension().is_some_and(|e| e == "jsonl") && !checks {
             files.push(path);
             if files.len() > MAX_FILES {
                 return Err(io(std::io::Error::other(format!(
