@@ -357,21 +357,7 @@ fn solver_for(
         super::super::search::new_solver(houses, rules, config, None)?
     } else {
         let db = match (top, &paths.db_dir) {
-            (Some(top), Some(dir)) => Some(Arc::new(
-                kalah::db::Tablebase::open_up_to(
-                    dir,
-                    houses,
-                    rules,
-                    kalah::db::Access::Map,
-                    Some(top),
-                )
-                .map_err(|e| {
-                    CliError::failure(format!(
-                        "cannot open the database in {}: {e}",
-                        dir.display()
-                    ))
-                })?,
-            )),
+            (Some(top), Some(dir)) => Some(super::check::levels_up_to(dir, houses, rules, top)?),
             _ => None,
         };
         solver_with(args, houses, rules, fact.position.seeds_on_board(), db)?

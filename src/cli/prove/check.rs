@@ -129,6 +129,24 @@ pub fn alphabeta_too_long(args: &ProveArgs, fact: &Fact) -> Option<String> {
     })
 }
 
+/// The levels `0..=top` of the database in `dir`, mapped (the other path of `lower-levels`).
+pub fn levels_up_to(
+    dir: &std::path::Path,
+    houses: usize,
+    rules: Rules,
+    top: u32,
+) -> Result<std::sync::Arc<kalah::db::Tablebase>, CliError> {
+    let db =
+        kalah::db::Tablebase::open_up_to(dir, houses, rules, kalah::db::Access::Map, Some(top))
+            .map_err(|e| {
+                CliError::failure(format!(
+                    "cannot open the database in {}: {e}",
+                    dir.display()
+                ))
+            })?;
+    Ok(std::sync::Arc::new(db))
+}
+
 /// The solver of --check for facts of `houses` houses under `rules`, by the path --by names.
 fn check_solver(
     args: &ProveArgs,
@@ -150,21 +168,7 @@ fn check_solver(
             Some(db) if db.max_level() >= 2 => {
                 let top = db.max_level() - 2;
                 let dir = db.dir().to_path_buf();
-                Some(std::sync::Arc::new(
-                    kalah::db::Tablebase::open_up_to(
-                        &dir,
-                        houses,
-                        rules,
-                        kalah::db::Access::Map,
-                        Some(top),
-                    )
-                    .map_err(|e| {
-                        CliError::failure(format!(
-                            "cannot open the database in {}: {e}",
-                            dir.display()
-                        ))
-                    })?,
-                ))
+                Some(levels_up_to(&dir, houses, rules, top)?)
             }
             _ => None,
         }
