@@ -36,7 +36,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -46,7 +46,7 @@ use crate::fast_hash::FastMap;
 use crate::lanes::Narrow;
 use crate::position::{Move, Position};
 use crate::prove::fact::{Bounds, Fact, MAX_LINE};
-use crate::prove::ledger::{Ledger, LedgerError, Origin};
+use crate::prove::ledger::{Ledger, LedgerError, read_lines};
 use crate::prove::tree::{EdgeKind, Tree};
 use crate::prove::{MAX_TREE, ProveError};
 use crate::rules::Rules;
@@ -191,8 +191,8 @@ impl Checks {
         Checks::default()
     }
 
-    /// Reads `path` (a file that is not there holds no check yet). A last line without its
-    /// newline (a write torn by a kill) is left unread; any other line that is not a check is
+    /// Reads `path` (a file that is not there holds no check yet), as ledgers are read
+    /// ([`read_lines`]): a torn last line is left unread; any other line that is not a check is
     /// an error naming the file and the line.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
         let io = |error| LedgerError::Io {
@@ -207,38 +207,14 @@ impl Checks {
             }
             Err(e) => return Err(io(e)),
         };
-        let mut reader = BufReader::new(file);
-        let mut buf = Vec::new();
-        let mut line = 0;
-        loop {
-            buf.clear();
-            let n = (&mut reader)
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut buf)
-                .map_err(io)?;
-            if n == 0 || (buf.last() != Some(&b'\n') && n <= MAX_LINE) {
-                break;
+        read_lines(BufReader::new(file), path, 0, |text, at| {
+            if !text.trim().is_empty() {
+                let check =
+                    Check::from_line(text).map_err(|why| LedgerError::Garbled { at, why })?;
+                self.add(check);
             }
-            line += 1;
-            let at = Origin {
-                file: path.to_path_buf(),
-                line,
-            };
-            let garbled = |why: String| LedgerError::Garbled {
-                at: at.clone(),
-                why,
-            };
-            if buf.last() != Some(&b'\n') {
-                return Err(garbled(format!("a line over {MAX_LINE} bytes")));
-            }
-            let text =
-                std::str::from_utf8(&buf[..n - 1]).map_err(|_| garbled("not UTF-8 text".into()))?;
-            if text.trim().is_empty() {
-                continue;
-            }
-            let check = Check::from_line(text).map_err(garbled)?;
-            self.add(check);
-        }
+            Ok(())
+        })?;
         self.files.push(path.to_path_buf());
         Ok(())
     }
@@ -599,23 +575,22 @@ impl Certificate {
 
     /// The facts not yet certified that the claims rest on, each once, cheapest first.
     pub fn to_check(&self, ledger: &Ledger) -> Vec<usize> {
-        let mut all: Vec<usize> = self
-            .claims
-            .iter()
-            .flat_map(|c| c.unchecked.iter().copied())
-            .collect();
-        all.sort_unstable();
-        all.dedup();
+        let mut all = self.union(|c| &c.unchecked);
         all.sort_by_key(|&i| (ledger.facts()[i].0.nodes, i));
         all
     }
 
     /// The facts found wrong that some claim rests on, each once.
     pub fn wrong(&self) -> Vec<usize> {
+        self.union(|c| &c.wrong)
+    }
+
+    /// The facts of `part` of every claim, each once, in ledger order.
+    fn union(&self, part: impl Fn(&Claim) -> &Vec<usize>) -> Vec<usize> {
         let mut all: Vec<usize> = self
             .claims
             .iter()
-            .flat_map(|c| c.wrong.iter().copied())
+            .flat_map(|c| part(c).iter().copied())
             .collect();
         all.sort_unstable();
         all.dedup();

@@ -188,49 +188,9 @@ impl Ledger {
         }
         let mut reader = BufReader::new(file);
         reader.seek(SeekFrom::Start(source.offset)).map_err(io)?;
-        let (mut offset, mut lines) = (source.offset, source.lines);
-        let mut buf = Vec::new();
-        let mut torn = 0;
-        loop {
-            buf.clear();
-            let n = (&mut reader)
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut buf)
-                .map_err(io)?;
-            if n == 0 {
-                break;
-            }
-            let at = Origin {
-                file: path.clone(),
-                line: lines + 1,
-            };
-            if buf.last() != Some(&b'\n') {
-                if n > MAX_LINE {
-                    return Err(LedgerError::Garbled {
-                        at,
-                        why: format!("a line over {MAX_LINE} bytes"),
-                    });
-                }
-                // The last line, not yet (or never to be) finished: left for later, if it can
-                // be the start of a fact at all.
-                if buf.first() != Some(&b'{') {
-                    return Err(LedgerError::Garbled {
-                        at,
-                        why: "a last line with no line break that is not the start of a fact"
-                            .into(),
-                    });
-                }
-                torn = n as u64;
-                break;
-            }
-            let text = std::str::from_utf8(&buf[..n - 1]).map_err(|_| LedgerError::Garbled {
-                at: at.clone(),
-                why: "not UTF-8 text".into(),
-            })?;
-            offset += n as u64;
-            lines += 1;
-            self.add_line(text, at)?;
-        }
+        let (offset, first) = (source.offset, source.lines);
+        let read = read_lines(reader, &path, first, |text, at| self.add_line(text, at))?;
+        let (offset, lines, torn) = (offset + read.bytes, first + read.lines, read.torn);
         let source = &mut self.sources[i];
         source.offset = offset;
         source.lines = lines;
@@ -348,6 +308,70 @@ impl Ledger {
     }
 }
 
+/// What [`read_lines`] read: the bytes and the number of its whole lines, and the bytes of a
+/// torn last line (0 if none).
+pub(crate) struct LinesRead {
+    pub bytes: u64,
+    pub lines: usize,
+    pub torn: u64,
+}
+
+/// Reads `reader`, the file `file` from its line `first + 1` on, as ledgers and checks files are
+/// read: each whole line (without its newline) goes to `each` with where it was read. A last
+/// line without its newline is a write torn by a kill (or one under way), left unread if it can
+/// be the start of a JSON line (it begins with `{`); a line over [`MAX_LINE`] bytes, one that is
+/// not UTF-8, or a last line that cannot be a torn one, is [`LedgerError::Garbled`].
+pub(crate) fn read_lines(
+    mut reader: impl BufRead,
+    file: &Path,
+    first: usize,
+    mut each: impl FnMut(&str, Origin) -> Result<(), LedgerError>,
+) -> Result<LinesRead, LedgerError> {
+    let mut read = LinesRead {
+        bytes: 0,
+        lines: 0,
+        torn: 0,
+    };
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|error| LedgerError::Io {
+                file: file.to_path_buf(),
+                error,
+            })?;
+        if n == 0 {
+            return Ok(read);
+        }
+        let at = Origin {
+            file: file.to_path_buf(),
+            line: first + read.lines + 1,
+        };
+        let garbled = |why: &str| LedgerError::Garbled {
+            at: at.clone(),
+            why: why.to_owned(),
+        };
+        if buf.last() != Some(&b'\n') {
+            if n > MAX_LINE {
+                return Err(garbled(&format!("a line over {MAX_LINE} bytes")));
+            }
+            if buf.first() != Some(&b'{') {
+                return Err(garbled(
+                    "a last line with no line break that is not the start of a JSON line",
+                ));
+            }
+            read.torn = n as u64;
+            return Ok(read);
+        }
+        let text = std::str::from_utf8(&buf[..n - 1]).map_err(|_| garbled("not UTF-8 text"))?;
+        read.bytes += n as u64;
+        read.lines += 1;
+        each(text, at)?;
+    }
+}
+
 /// The file a worker appends its facts to, held with an exclusive lock (see the module docs).
 pub struct LedgerWriter {
     file: File,
@@ -402,14 +426,27 @@ impl LedgerWriter {
             }
             Err(e) => return Err(io(e)),
         }
-        // Nothing is written to a file that is not a ledger (a user's notes, say).
+        // Nothing is written to a file that is not a ledger (a user's notes, say): it must
+        // read as one, every line a fact (or a check) but a torn last one.
         let text = whole_bytes(&mut file).map_err(io)?;
-        if let Err(why) = looks_like_a_ledger(&text) {
-            return Err(LedgerError::NotALedger {
-                file: path.to_path_buf(),
-                why,
-            });
-        }
+        let not_a_ledger = |at: &Origin, why: &str| LedgerError::NotALedger {
+            file: path.to_path_buf(),
+            why: format!("line {}: {why}", at.line),
+        };
+        read_lines(&text[..], path, 0, |line, at| {
+            let ok = line.trim().is_empty()
+                || serde_json::from_str::<serde_json::Value>(line)
+                    .is_ok_and(|v| v.get("fact").is_some() || v.get("check").is_some());
+            if ok {
+                Ok(())
+            } else {
+                Err(not_a_ledger(&at, "not a fact"))
+            }
+        })
+        .map_err(|e| match e {
+            LedgerError::Garbled { at, why } => not_a_ledger(&at, &why),
+            e => e,
+        })?;
         // Cut a torn last line: everything after the last newline.
         let len = file.metadata().map_err(io)?.len();
         let keep = last_newline_end(&mut file, len).map_err(io)?;
@@ -519,33 +556,6 @@ fn whole_bytes(file: &mut File) -> std::io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(0))?;
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// Whether `bytes` can be a ledger (or a checks file) to append to: empty, or JSON lines each
-/// a fact or a check, the last one possibly torn (cut by a kill: the start of a JSON object).
-/// `Err`: why not, naming the line.
-fn looks_like_a_ledger(bytes: &[u8]) -> Result<(), String> {
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    for (i, line) in bytes[..whole].split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let ok = std::str::from_utf8(line)
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-            .is_some_and(|v| v.get("fact").is_some() || v.get("check").is_some());
-        if !ok {
-            return Err(format!("line {} is not a fact", i + 1));
-        }
-    }
-    let tail = &bytes[whole..];
-    if !tail.is_empty() && tail.first() != Some(&b'{') {
-        return Err(format!(
-            "its last line (line {}, with no line break) is not the start of a fact",
-            bytes[..whole].iter().filter(|&&b| b == b'\n').count() + 1
-        ));
-    }
-    Ok(())
 }
 
 /// All of `file` from its start, as text.
