@@ -35,34 +35,10 @@ pub fn warm(path: &Path, expect: Option<(usize, Rules, u32)>) -> Result<WarmLeve
     if let Some((houses, rules, level)) = expect {
         let in_file = |e: DbError| e.in_file(path);
         let header = Header::read_any_width(&mut file).map_err(in_file)?;
-        let mismatch = |field: &'static str, expected: String, found: String| {
-            in_file(DbError::Mismatch {
-                field,
-                expected,
-                found,
-            })
-        };
-        if usize::from(header.houses) != houses {
-            return Err(mismatch(
-                "houses",
-                houses.to_string(),
-                header.houses.to_string(),
-            ));
-        }
-        if header.rules != rules {
-            return Err(mismatch(
-                "rules",
-                rules.to_string(),
-                header.rules.to_string(),
-            ));
-        }
-        if header.level != level {
-            return Err(mismatch(
-                "level",
-                level.to_string(),
-                header.level.to_string(),
-            ));
-        }
+        // Houses, rules and level as the name says (the entries are checked by the length).
+        header
+            .expect(houses, rules, level, header.entries)
+            .map_err(in_file)?;
         let found = file
             .metadata()
             .map_err(|e| in_file(DbError::from(e)))?

@@ -72,10 +72,7 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
                 "interrupted: the check in flight is dropped, every check before it is in {}; the same command resumes",
                 own.display()
             );
-            return Err(CliError {
-                message: "interrupted".into(),
-                code: 130,
-            });
+            return Err(interrupted());
         }
         Err(e) => return Err(e),
     };
@@ -106,12 +103,20 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The error of a certification stopped by Ctrl-C or SIGTERM (exit code 130).
+fn interrupted() -> CliError {
+    CliError {
+        message: "interrupted".into(),
+        code: 130,
+    }
+}
+
 fn is_cancelled(e: &CliError) -> bool {
     e.code == 130
 }
 
-/// The checks of `own` and of `others`.
-fn read_checks(own: &Path, others: &[PathBuf]) -> Result<Checks, CliError> {
+/// The checks of `own` and of `others` (each a regular file, or not there yet).
+pub(super) fn read_checks(own: &Path, others: &[PathBuf]) -> Result<Checks, CliError> {
     let mut checks = Checks::new();
     for path in std::iter::once(&own.to_path_buf()).chain(others) {
         if let Some(what) = kalah::files::not_regular(path) {
@@ -241,10 +246,7 @@ fn certify_loop(
                 return Ok((ran, Vec::new()));
             }
             if kalah::interrupted() {
-                return Err(CliError {
-                    message: "interrupted".into(),
-                    code: 130,
-                });
+                return Err(interrupted());
             }
             let (fact, origin) = ledger.facts()[i].clone();
             let d = certificate::digest(&fact);
@@ -261,10 +263,7 @@ fn certify_loop(
             let verdict = match prove::recheck(&fact, &solver) {
                 Ok(v) => v,
                 Err(kalah::prove::ProveError::Solve(kalah::SolveError::Cancelled)) => {
-                    return Err(CliError {
-                        message: "interrupted".into(),
-                        code: 130,
-                    });
+                    return Err(interrupted());
                 }
                 Err(e) => return Err(prove_error(e)),
             };

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kalah::prove::certificate::{self, Certificate, Checks};
+use kalah::prove::certificate::{self, Certificate};
 use kalah::prove::fact::Bounds;
 use kalah::prove::ledger::Ledger;
 use kalah::prove::{self, Status};
@@ -46,16 +46,7 @@ fn certified(
         .checks
         .clone()
         .unwrap_or_else(|| certificate::checks_path(path));
-    let mut checks = Checks::new();
-    for file in std::iter::once(&own).chain(&args.read_checks) {
-        if let Some(what) = kalah::files::not_regular(file) {
-            return Err(CliError::input(format!(
-                "{}: it is {what}, not a checks file",
-                file.display()
-            )));
-        }
-        checks.add_file(file).map_err(super::ledger_error)?;
-    }
+    let checks = super::certify::read_checks(&own, &args.read_checks)?;
     let cert = Certificate::of(root, ledger, &checks).map_err(prove_error)?;
     let files: Vec<String> = std::iter::once(&own)
         .chain(&args.read_checks)
