@@ -16,6 +16,10 @@ under DIR (default /tmp/kalah-trust-check, emptied first), and runs:
 - /dev/zero and FIFOs on every input (query -, replay, play --resume, play's prompt, learner
   files, --table-file, kgp and mankalah logs, mankalah's stdin);
 - hostile lines from a fake KGP server, hostile ManKalah engine messages;
+- forged ledgers in a database directory (well-formed facts that agree with each other but not
+  with the game; a checks file beside them with made-up digests): no answer may read them as a
+  value, every one shows them as unchecked claims, and `db verify` fails once
+  `prove --check --all` has found them wrong;
 - files changed under a running reader: `kalah serve` asked the same positions before and after
   another rule set's level is copied over one of its levels in place, a level is cut short
   under its map, bytes are flipped in place; `db build` with a kept level changed in place
@@ -321,6 +325,55 @@ def protocols(directory):
     print("ok   hostile KGP server lines and ManKalah messages")
 
 
+def forged_ledgers(directory, db4):
+    """A Kalah(4,3) book of depth 1 with the start and its best move shifted by +14 (the facts
+    agree with each other): never a value; a claim, marked unchecked."""
+    work = os.path.join(directory, "forged")
+    shutil.copytree(db4, work)
+    start = "<4,0,0,3,3,3,3,3,3,3,3>"
+    true_book = os.path.join(directory, "true-book.jsonl")
+    code, _, err = run(["prove", start, "--book", "1", "--no-db", "--ledger", true_book])
+    assert code == 0, err
+    code, out, _ = run(["query", start, "--no-book", "--json", "--db", work])
+    value = json.loads(out)["value"]
+    facts = [json.loads(l) for l in open(true_book)]
+    best_child = None
+    for f in facts:
+        if f["position"] == start:
+            continue
+        if not f["position"].endswith("north") and f["lower"] == value:
+            best_child = f["position"]
+    with open(os.path.join(work, "forged.jsonl"), "w") as out_file:
+        for f in facts:
+            if f["position"] in (start, best_child):
+                f["lower"] += 14
+                f["upper"] += 14
+            out_file.write(json.dumps(f, sort_keys=True, separators=(",", ":")) + "\n")
+    with open(os.path.join(work, "forged.checks.jsonl"), "w") as c:
+        for i in range(len(facts)):
+            c.write(json.dumps({"check": 1, "digest": f"{i:032x}", "position": start, "rules": "standard",
+                                "lower": 0, "upper": 0, "by": "alphabeta", "levels": {"top": None, "rules": "standard"},
+                                "holds": True, "why": None, "nodes": 1, "cpu_s": 0.0, "fact_at": ""}) + "\n")
+    for cmd in (["query", start, "--json", "--db", work], ["analyze", start, "--json", "--db", work],
+                ["solve", "-m", "4", "-n", "3", "--json", "--db", work]):
+        code, out, err = run(cmd)
+        if not well_behaved(f"forged ledger: {cmd[0]}", code, err, expect_error=False):
+            continue
+        got = json.loads(out)
+        check(f"forged ledger: {cmd[0]}", got["value"] == value, f"answered {got['value']}, the value is {value}")
+        counts["answers"] += 1
+        if cmd[0] != "solve":
+            claims = got.get("claims") or []
+            check(f"forged ledger: {cmd[0]} claims", any(c["checked"] is False and c["holds"] is False for c in claims),
+                  f"the forged claim is not shown as unchecked and wrong: {claims}")
+    code, out, err = run(["prove", "--check", os.path.join(work, "forged.jsonl"), "--all", "--db", work])
+    well_behaved("forged ledger: prove --check --all", code, err, expect_error=True)
+    code, out, err = run(["db", "verify", "--dir", work, "--sample", "0"])
+    well_behaved("forged ledger: db verify", code, err, expect_error=True)
+    check("forged ledger: db verify names it", b"forged.jsonl" in err, err.decode()[:300])
+    print("ok   forged ledgers in a database directory: never a value, shown as unchecked claims")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--flips", type=int, default=150)
@@ -344,6 +397,7 @@ def main():
     options()
     inputs(args.dir, os.path.join(args.dir, "d4"))
     protocols(args.dir)
+    forged_ledgers(args.dir, os.path.join(args.dir, "d4"))
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(f"{counts['runs']} runs, {counts['answers']} answers compared, {counts['errors']} errors, "
           f"peak memory of any run {peak / 1024:.0f} MB, {time.time() - started:.0f} s")

@@ -22,6 +22,13 @@
 //! two facts that contradict are an error that names both lines, never a value. Bounds that
 //! are not exact are kept too: [`Book::bounds`] gives them, for people.
 //!
+//! **Only checked facts answer.** The shipped ledgers are checked by the test suite. A fact of
+//! a file answers only when the file's checks (`X.checks.jsonl` beside `X.jsonl`, written by
+//! `kalah prove --check X.jsonl --all` or `--certify`, see [`crate::prove::certificate`]) hold
+//! a check of it by another path, named by the digest of its text: a fact changed since is
+//! unchecked again. Facts not checked are *claims*, kept apart ([`Book::claims`]) and shown as
+//! claims, never as values; facts their checks found wrong are dropped and counted.
+//!
 //! [`make`] writes a book: the distinct boards to a depth below a root, each solved exactly and
 //! appended to a ledger as a fact, in the order of their depth; a book cut off resumes from its
 //! ledger.
@@ -36,8 +43,9 @@ use crate::db::{DbError, Tablebase, finished_f};
 use crate::lanes::{Lanes, Narrow};
 use crate::notation::Turn;
 use crate::position::{Move, Position};
+use crate::prove::certificate::{Checks, Verdict, checks_path};
 use crate::prove::fact::{Bounds, Fact};
-use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter};
+use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter, Origin};
 use crate::prove::tree::Tree;
 use crate::rules::Rules;
 use crate::search::{SolveError, Solver};
@@ -133,10 +141,36 @@ pub struct BookAnswer {
     pub pv_complete: bool,
 }
 
+/// A fact of a file that no check by another path has proven again: what it claims of a
+/// position's value (stores included, for the side to move), and where it was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claimed {
+    /// The file and line of the fact.
+    pub at: Origin,
+    /// The bounds it claims.
+    pub bounds: Bounds,
+}
+
+/// What the files read hold, fact by fact (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trust {
+    /// Facts proven again by another path (or that claim nothing of a value).
+    pub checked: usize,
+    /// Facts no check by another path has proven again: claims.
+    pub unchecked: usize,
+    /// Facts their checks found wrong (never read).
+    pub wrong: usize,
+}
+
 /// The facts of the books read (see the module docs).
 #[derive(Default)]
 pub struct Book {
+    /// The facts that answer: the shipped ones, and those of files their checks proved again.
     ledger: Ledger,
+    /// The facts of files not proven again: shown as claims only.
+    claims: Ledger,
+    /// How many facts of each kind the files held.
+    trust: Trust,
     /// The ledgers read: shipped ones by name, the others by path.
     sources: Vec<String>,
     /// The shipped ledgers read.
@@ -161,8 +195,7 @@ impl Book {
         let mut book = Book::empty();
         if let Some(dir) = dir {
             for path in ledger_files(dir)? {
-                book.ledger.add_file(&path)?;
-                book.sources.push(path.display().to_string());
+                book.add_file(&path)?;
             }
         }
         if shipped {
@@ -185,14 +218,86 @@ impl Book {
         Ok(())
     }
 
-    /// The ledgers read.
+    /// Reads the ledger `path` with its checks (`X.checks.jsonl` beside it, if there): the
+    /// facts proven again by another path answer, the others are claims (see the module
+    /// docs). A fact that contradicts another of the same kind is an error naming both.
+    pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
+        let mut own = Ledger::new();
+        own.add_file(path)?;
+        let mut checks = Checks::new();
+        checks.add_file(&checks_path(path))?;
+        let mut answers = false;
+        for (fact, origin) in own.facts() {
+            if !fact.is_informative() {
+                // It claims nothing of a value (a test that ran out of its budget).
+                self.ledger.add(fact.clone(), origin.clone())?;
+                self.trust.checked += 1;
+                continue;
+            }
+            match checks.verdict(fact) {
+                Verdict::Holds(_) => {
+                    self.ledger.add(fact.clone(), origin.clone())?;
+                    self.trust.checked += 1;
+                    answers = true;
+                }
+                Verdict::Wrong(_) => self.trust.wrong += 1,
+                Verdict::Unchecked => {
+                    self.claims.add(fact.clone(), origin.clone())?;
+                    self.trust.unchecked += 1;
+                }
+            }
+        }
+        if answers {
+            self.sources.push(path.display().to_string());
+        }
+        Ok(())
+    }
+
+    /// How many facts of the files read were checked, unchecked, or found wrong.
+    pub fn trust(&self) -> Trust {
+        self.trust
+    }
+
+    /// What the unchecked facts of the files read claim of `pos`'s own board (stores
+    /// included, for the side to move): at most one for each side of the bounds, the
+    /// tightest. Claims are never values: see the module docs.
+    pub fn claims<L: Lanes>(&self, pos: &Position<L>) -> Vec<Claimed> {
+        if pos.is_finished() {
+            return Vec::new();
+        }
+        let Some(known) = narrow(pos.board()).and_then(|b| self.claims.known(pos.rules(), b))
+        else {
+            return Vec::new();
+        };
+        let stores = pos.store_difference();
+        let (low, high) = known.from();
+        let mut out = Vec::new();
+        for i in [low, high] {
+            let (fact, at) = &self.claims.facts()[i];
+            let f = fact.f_bounds();
+            let claimed = Claimed {
+                at: at.clone(),
+                bounds: Bounds {
+                    lower: f.lower + stores,
+                    upper: f.upper + stores,
+                },
+            };
+            if !out.contains(&claimed) {
+                out.push(claimed);
+            }
+        }
+        out
+    }
+
+    /// The ledgers read whose facts answer: the shipped ones by name, the files with a
+    /// checked fact by path.
     pub fn sources(&self) -> &[String] {
         &self.sources
     }
 
-    /// How many facts were read.
+    /// How many facts were read (claims and facts found wrong included).
     pub fn facts(&self) -> usize {
-        self.ledger.facts().len()
+        self.ledger.facts().len() + self.claims.facts().len() + self.trust.wrong
     }
 
     /// The bounds the facts give on the value of `pos` (stores included, for the side to move),
@@ -424,9 +529,9 @@ pub fn game_of<L: Lanes>(pos: &Position<L>) -> (usize, Rules, u32) {
     )
 }
 
-/// The `*.jsonl` files of `dir`, sorted (none if it is not there); an error past
-/// [`MAX_FILES`].
-fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
+/// The `*.jsonl` files of `dir` but the checks files, sorted (none if it is not there); an
+/// error past [`MAX_FILES`].
+pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
     let io = |error| LedgerError::Io {
         file: dir.to_path_buf(),
         error,

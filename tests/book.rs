@@ -28,7 +28,8 @@ fn stderr(out: &Output) -> String {
 }
 
 /// A database home with the 4-house levels 0..6 of `rules` and the book of Kalah(4,3) to
-/// depth 3 (`book.jsonl`), both made by `kalah`.
+/// depth 3 (`book.jsonl`), both made by `kalah`, the book's facts checked by the lower levels
+/// (`book.checks.jsonl`): only checked facts answer.
 fn home_with_book(name: &str, rules: &str) -> PathBuf {
     let home = fresh_dir(name);
     let dir = home.to_str().unwrap();
@@ -66,6 +67,12 @@ fn home_with_book(name: &str, rules: &str) -> PathBuf {
         ],
     );
     assert!(made.status.success(), "{}", stderr(&made));
+    let checked = kalah_in(
+        &home,
+        &["prove", "--check", book.to_str().unwrap(), "--all"],
+    );
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(home.join("book.checks.jsonl").exists());
     home
 }
 
@@ -198,26 +205,67 @@ fn a_book_that_lies_is_an_error_never_a_value() {
         serde_json::to_string(&f).unwrap()
     };
 
-    // Another ledger that contradicts the book: both lines named.
-    std::fs::write(home.join("other.jsonl"), shifted(2) + "\n").unwrap();
-    let out = kalah_in(&home, &["query", start]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stdout(&out).is_empty(), "no value: {}", stdout(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains("book.jsonl") && err.contains("other.jsonl"),
-        "{err}"
-    );
-    assert!(err.contains("--no-book"), "{err}");
-    // --no-book searches without it.
-    let out = kalah_in(&home, &["query", start, "--no-book", "--json"]);
+    // Another ledger that contradicts the book, never checked: a claim, never the value.
+    let other = home.join("other.jsonl");
+    std::fs::write(&other, shifted(2) + "\n").unwrap();
+    let out = kalah_in(&home, &["query", start, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let searched: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(searched["value"].as_i64(), Some(value));
-    std::fs::remove_file(home.join("other.jsonl")).unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["value"].as_i64(), Some(value), "{answer}");
+    assert_eq!(answer["source"], "ledger", "the checked book answers");
+    assert!(
+        !answer["books"].to_string().contains("other.jsonl"),
+        "{answer}"
+    );
+    // Checked, it is found wrong and named; db verify then names it too; the value stands.
+    let out = kalah_in(
+        &home,
+        &["prove", "--check", other.to_str().unwrap(), "--all"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("other.jsonl:1"), "{}", stderr(&out));
+    let out = kalah_in(&home, &["db", "verify", "--sample", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("other.jsonl"), "{}", stderr(&out));
+    let answer: Value =
+        serde_json::from_slice(&kalah_in(&home, &["query", start, "--json"]).stdout).unwrap();
+    assert_eq!(answer["value"].as_i64(), Some(value), "{answer}");
+    std::fs::remove_file(&other).unwrap();
+    std::fs::remove_file(home.join("other.checks.jsonl")).unwrap();
 
-    // The book's own value of the start changed: its moves disagree, an error.
-    std::fs::write(&book, text.replace(&line, &shifted(-2))).unwrap();
+    // The book's own value of the start changed: its digest no longer matches its check, so
+    // it is an unchecked claim, shown as one, and the search answers.
+    let lie = shifted(-2);
+    std::fs::write(&book, text.replace(&line, &lie)).unwrap();
+    let out = kalah_in(&home, &["query", start, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "search", "{answer}");
+    assert_eq!(answer["value"].as_i64(), Some(value));
+    assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
+    assert_eq!(answer["claims"][0]["holds"], false, "{answer}");
+    let out = kalah_in(&home, &["query", start]);
+    assert!(
+        stdout(&out).contains("(unchecked)") && stdout(&out).contains("WRONG"),
+        "{}",
+        stdout(&out)
+    );
+    // A checks file forged to match: the book's own check of its facts against each other
+    // is an error, never a value.
+    let forged: Value = serde_json::from_str(
+        std::fs::read_to_string(home.join("book.checks.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut forged = forged;
+    let fact = kalah::prove::fact::Fact::from_line(&lie).unwrap();
+    forged["digest"] = kalah::prove::certificate::digest(&fact).into();
+    let mut checks = std::fs::read_to_string(home.join("book.checks.jsonl")).unwrap();
+    checks.push_str(&format!("{forged}\n"));
+    std::fs::write(home.join("book.checks.jsonl"), checks).unwrap();
     let out = kalah_in(&home, &["query", start]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stdout(&out).is_empty());
@@ -255,6 +303,34 @@ fn bounds_a_ledger_proves_are_shown_as_bounds() {
         "budget": 10, "over_budget": false, "root": start,
     });
     std::fs::write(home.join("campaign.jsonl"), format!("{fact}\n")).unwrap();
+    // Unchecked, its bound is a claim: shown as one, never as proven.
+    let out = kalah_in(&home, &["query", start, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(answer["ledger_bounds"].is_null(), "{answer}");
+    assert_eq!(answer["claims"][0]["lower"].as_i64(), Some(value - 2));
+    assert_eq!(answer["claims"][0]["checked"], false);
+    assert_eq!(answer["claims"][0]["holds"], true);
+    let out = kalah_in(&home, &["query", start]);
+    assert!(
+        stderr(&out).contains(&format!(
+            "claimed by {}:1 (unchecked): >= +{}",
+            home.join("campaign.jsonl").display(),
+            value - 2
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("ledgers prove"), "{}", stderr(&out));
+    // Checked by the levels 0..4 (another path than none), it is proven.
+    let built = kalah_in(&home, &["db", "build", "--houses", "4", "--max-seeds", "4"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    let campaign = home.join("campaign.jsonl");
+    let out = kalah_in(
+        &home,
+        &["prove", "--check", campaign.to_str().unwrap(), "--all"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let out = kalah_in(&home, &["query", start]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
@@ -267,6 +343,7 @@ fn bounds_a_ledger_proves_are_shown_as_bounds() {
     assert_eq!(answer["source"], "search");
     assert_eq!(answer["value"].as_i64(), Some(value));
     assert_eq!(answer["ledger_bounds"]["lower"].as_i64(), Some(value - 2));
+    assert!(answer["claims"].is_null(), "{answer}");
     let _ = std::fs::remove_dir_all(&home);
 }
 

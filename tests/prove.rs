@@ -862,3 +862,68 @@ fn a_file_that_is_not_a_ledger_is_left_as_it_is() {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "");
     }
 }
+
+#[test]
+fn check_all_records_every_fact_checked_resumes_and_names_a_wrong_one() {
+    let dir = TempDir::new("prove", "check-all");
+    let ledger = dir.0.join("book.jsonl");
+    let l = ledger.to_str().unwrap();
+    let (code, _, err) = run_kalah(&[
+        "prove", "-m", "3", "-n", "2", "--no-db", "--book", "1", "--ledger", l,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let facts = std::fs::read_to_string(&ledger).unwrap().lines().count();
+    assert!(facts >= 3, "{facts} facts");
+    // --check needs --sample or --all.
+    let (code, _, err) = run_kalah(&["prove", "--check", l]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--all"), "{err}");
+    // Two checks, then the rest: the second run resumes from the checks file.
+    let (code, out, err) = run_kalah(&[
+        "prove",
+        "--check",
+        l,
+        "--all",
+        "--by",
+        "alphabeta",
+        "--jobs",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let end: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(end["checks_run"], 2, "{end}");
+    let (code, out, err) = run_kalah(&[
+        "prove",
+        "--check",
+        l,
+        "--all",
+        "--by",
+        "alphabeta",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let end: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(end["checks_run"].as_u64(), Some(facts as u64 - 2), "{end}");
+    assert_eq!(end["unchecked"], 0, "{end}");
+    let checks = dir.0.join("book.checks.jsonl");
+    assert_eq!(
+        std::fs::read_to_string(&checks).unwrap().lines().count(),
+        facts
+    );
+    // Nothing left: nothing run.
+    let (code, out, _) = run_kalah(&["prove", "--check", l, "--all", "--by", "alphabeta"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("0 facts proven again"), "{out}");
+    // A fact changed is unchecked again, and found wrong: named, exit 1.
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let first = text.lines().next().unwrap();
+    let mut fact: serde_json::Value = serde_json::from_str(first).unwrap();
+    let v = fact["lower"].as_i64().unwrap();
+    fact["lower"] = (v + 2).into();
+    fact["upper"] = (v + 2).into();
+    std::fs::write(&ledger, text.replacen(first, &fact.to_string(), 1)).unwrap();
+    let (code, _, err) = run_kalah(&["prove", "--check", l, "--all", "--by", "alphabeta"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("book.jsonl:1"), "{err}");
+}

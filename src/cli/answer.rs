@@ -29,6 +29,8 @@ pub struct Answer<'a> {
     pub source: Source<'a>,
     /// Bounds the ledgers proved on the value before it was searched.
     pub bounds: Option<kalah::prove::fact::Bounds>,
+    /// What unchecked facts claimed of the value (never read as it).
+    pub claims: Vec<kalah::book::Claimed>,
 }
 
 /// `writeln!` into a `String` (which cannot fail).
@@ -83,6 +85,13 @@ pub fn print_analysis<L: Lanes>(
         if let Some(b) = answer.bounds {
             out["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
         }
+        if !answer.claims.is_empty() {
+            out["claims"] = answer
+                .claims
+                .iter()
+                .map(|c| super::books::claim_json(c, Some(a.value)))
+                .collect();
+        }
         print_json(&out);
         return;
     }
@@ -104,6 +113,19 @@ pub fn print_analysis<L: Lanes>(
         (Some(_), _) => "draw".to_owned(),
     };
     outln!(text, "value: {:+} ({verdict}), stores included", a.value);
+    for c in &answer.claims {
+        let holds = c.bounds.lower <= a.value && a.value <= c.bounds.upper;
+        outln!(
+            text,
+            "{}: {}",
+            super::books::claim_text(c, super::books::value_range(p)),
+            if holds {
+                "agrees"
+            } else {
+                "WRONG (the value above is the search's)"
+            }
+        );
+    }
     if !a.moves.is_empty() {
         let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
         outln!(text, "best moves: {}", best.join(" "));

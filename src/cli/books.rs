@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use clap::Args;
-use kalah::book::{Book, BookError};
+use kalah::book::{Book, BookError, Claimed};
 use kalah::prove::fact::Bounds;
 use kalah::{Lanes, Position, Rules};
 
@@ -101,10 +101,38 @@ pub fn value_range<L: Lanes>(p: &Position<L>) -> Bounds {
     }
 }
 
+/// What the books say of a position they cannot answer: the bounds their checked facts prove,
+/// and what unchecked facts claim (never values: see [`kalah::book`]).
+#[derive(Clone, Debug, Default)]
+pub struct Ledgered {
+    pub bounds: Option<Bounds>,
+    pub claims: Vec<Claimed>,
+}
+
+/// A claim for people: `claimed by forged.jsonl:3 (unchecked): +20 (wins by 20)`.
+pub fn claim_text(c: &Claimed, widest: Bounds) -> String {
+    format!(
+        "claimed by {} (unchecked): {}",
+        c.at,
+        bounds_text(c.bounds, widest)
+    )
+}
+
+/// A claim as JSON, and whether `value` (if known) agrees with it.
+pub fn claim_json(c: &Claimed, value: Option<i32>) -> serde_json::Value {
+    serde_json::json!({
+        "at": c.at.to_string(),
+        "lower": c.bounds.lower,
+        "upper": c.bounds.upper,
+        "checked": false,
+        "holds": value.map(|v| c.bounds.lower <= v && v <= c.bounds.upper),
+    })
+}
+
 /// Answers `p` from `book` (the levels `db` giving the boards they hold) if it proves the value
 /// of `p` and of each of its moves, printing the answer (as JSON with `json`): then `None`.
-/// Otherwise the bounds the book proves on `p`'s value, if any, said on stderr (unless
-/// `quiet`) before the search that follows.
+/// Otherwise the bounds the book proves on `p`'s value, if any, and the claims of unchecked
+/// facts, said on stderr (unless `quiet`) before the search that follows.
 pub fn from_book<L: Lanes>(
     p: &Position<L>,
     book: &kalah::book::Book,
@@ -112,7 +140,7 @@ pub fn from_book<L: Lanes>(
     started: Instant,
     json: bool,
     quiet: bool,
-) -> Result<Option<Option<kalah::prove::fact::Bounds>>, CliError> {
+) -> Result<Option<Ledgered>, CliError> {
     if let Some(found) = book.analyze(p, db).map_err(book_error)? {
         let answer = Answer {
             analysis: &found.analysis,
@@ -120,16 +148,27 @@ pub fn from_book<L: Lanes>(
             nodes: 0,
             source: Source::Ledger(book.sources(), found.pv_complete),
             bounds: None,
+            claims: Vec::new(),
         };
         print_analysis(p, None, true, &answer, json);
         return Ok(None);
     }
     let bounds = book.bounds(p);
+    let claims = book.claims(p);
+    if !quiet {
+        for c in &claims {
+            eprintln!(
+                "{}: not read as its value (kalah prove --check {} --all checks that file's facts)",
+                claim_text(c, value_range(p)),
+                c.at.file.display()
+            );
+        }
+    }
     if let (Some(b), false) = (bounds, quiet) {
         eprintln!(
             "the ledgers prove its value {}; searching for the exact value",
             bounds_text(b, value_range(p))
         );
     }
-    Ok(Some(bounds))
+    Ok(Some(Ledgered { bounds, claims }))
 }

@@ -47,6 +47,7 @@ use super::table_file::TableFileArgs;
 ///   kalah prove -m 6 -n 6 --ledger k66.jsonl --hours 2 # two hours of it, then stop
 ///   kalah prove --status k66.jsonl                      # where it stands
 ///   kalah prove --check k66.jsonl --sample 20           # 20 facts proven again, another way
+///   kalah prove --check book.jsonl --all --by no-db     # every fact, recorded: then it answers
 ///   kalah prove --certify k66.jsonl                     # the facts under the bounds, checked
 ///   kalah prove --merge a.jsonl b.jsonl --ledger all.jsonl
 #[derive(Args, Debug)]
@@ -131,13 +132,22 @@ pub struct ProveArgs {
     #[arg(long, value_name = "LEDGER", conflicts_with_all = ["check", "certify", "merge", "ledger"])]
     status: Option<PathBuf>,
 
-    /// Prove facts of LEDGER again by another path (see --by) and report any that fails.
-    #[arg(long, value_name = "LEDGER", requires = "sample", conflicts_with_all = ["certify", "merge", "ledger"])]
+    /// Prove facts of LEDGER again by another path (see --by) and report any that fails: a
+    /// sample (--sample N), or every one not yet proven again (--all).
+    #[arg(long, value_name = "LEDGER", conflicts_with_all = ["certify", "merge", "ledger"])]
     check: Option<PathBuf>,
 
     /// With --check: how many facts, drawn at random (1 to 10^6).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", requires = "check", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     sample: Option<u64>,
+
+    /// With --check: every fact of LEDGER that claims a value and no check by another path
+    /// has proven again, each check appended to --checks (beside the ledger: X.jsonl ->
+    /// X.checks.jsonl). The facts of a ledger in a database directory answer in query,
+    /// analyze and serve only once checked (the others are shown as unchecked claims).
+    /// Resumes from the checks; --worker I/N, --jobs and --hours share it out and stop it.
+    #[arg(long, requires = "check", conflicts_with = "sample")]
+    all: bool,
 
     /// Certify the bounds of LEDGER's root (with --read, of those ledgers together): the
     /// fewest facts the root's bounds and each first move's rest on, each proven again by
@@ -217,9 +227,15 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
     if (args.checks.is_some() || !args.read_checks.is_empty())
         && args.certify.is_none()
         && args.status.is_none()
+        && !args.all
     {
         return Err(CliError::input(
-            "--checks and --read-checks go with --certify or --status",
+            "--checks and --read-checks go with --certify, --check --all or --status",
+        ));
+    }
+    if args.check.is_some() && args.sample.is_none() && !args.all {
+        return Err(CliError::input(
+            "--check LEDGER needs --sample N (facts drawn at random) or --all (every fact not yet checked, recorded beside the ledger)",
         ));
     }
     if args.by != "lower-levels" && args.check.is_none() && args.certify.is_none() {
@@ -251,6 +267,9 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         return status::run(&args, path);
     }
     if let Some(path) = &args.check {
+        if args.all {
+            return certify::check_all(&args, path);
+        }
         return check::run(&args, path);
     }
     if let Some(path) = &args.certify {

@@ -164,6 +164,7 @@ fn query_in_batch<L: Lanes>(
                 nodes: 0,
                 source: Source::Database(db),
                 bounds: None,
+                claims: Vec::new(),
             };
             print_analysis(p, None, true, &answer, args.json);
             return Ok(());
@@ -179,7 +180,7 @@ fn query_in_batch<L: Lanes>(
     // In a batch the bounds go in the JSON only: a line on stderr a position would bury the
     // errors there.
     let quiet = args.json || many;
-    let Some(bounds) = from_book(
+    let Some(ledgered) = from_book(
         p,
         &batch.book,
         batch.files.as_deref(),
@@ -213,7 +214,8 @@ fn query_in_batch<L: Lanes>(
         elapsed,
         nodes,
         source: Source::Search(config, db, args.tt_mb.is_some()),
-        bounds,
+        bounds: ledgered.bounds,
+        claims: ledgered.claims,
     };
     print_analysis(p, None, true, &answer, args.json);
     Ok(())

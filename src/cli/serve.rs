@@ -217,7 +217,7 @@ fn announce(addr: SocketAddr, api: &api::Api, json: bool) {
             .collect();
         println!(
             "{}",
-            json!({"listening": url, "databases": databases, "books": api.book().sources(), "book_facts": api.book().facts(), "budget_ms": api.budget().as_millis() as u64})
+            json!({"listening": url, "databases": databases, "books": api.book().sources(), "book_facts": api.book().facts(), "unchecked_facts": api.book().trust().unchecked, "budget_ms": api.budget().as_millis() as u64})
         );
     } else {
         let served: Vec<String> = dbs
@@ -236,7 +236,7 @@ fn announce(addr: SocketAddr, api: &api::Api, json: bool) {
         } else {
             format!("databases: {}", served.join(", "))
         };
-        let books = match api.book().sources().len() {
+        let mut books = match api.book().sources().len() {
             0 => "no opening book".to_owned(),
             n => format!(
                 "opening books: {} facts in {n} ledger{}",
@@ -244,6 +244,13 @@ fn announce(addr: SocketAddr, api: &api::Api, json: bool) {
                 if n == 1 { "" } else { "s" }
             ),
         };
+        let unchecked = api.book().trust().unchecked;
+        if unchecked > 0 {
+            books.push_str(&format!(
+                " ({unchecked} facts unchecked: shown as claims, never as values; kalah prove \
+                 --check FILE --all checks them)"
+            ));
+        }
         println!(
             "listening on {url} ({served}; {books}; searches within {} ms)",
             api.budget().as_millis()

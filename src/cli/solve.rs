@@ -103,11 +103,11 @@ fn report<L: Lanes>(
     let started = Instant::now();
     // Opened once: for the books' answer, then for the search.
     let files = args.files(p.houses_per_side(), p.rules())?;
-    let mut bounds = None;
+    let mut ledgered = Default::default();
     if let Some(book) = book {
         let book = book.open(&args.db, Some(kalah::book::game_of(p)))?;
         match from_book(p, &book, files.as_deref(), started, args.json, args.json)? {
-            Some(b) => bounds = b,
+            Some(b) => ledgered = b,
             None => return Ok(()),
         }
     }
@@ -118,7 +118,8 @@ fn report<L: Lanes>(
         elapsed,
         nodes,
         source: Source::Search(&config, &db, args.tt_mb.is_some()),
-        bounds,
+        bounds: ledgered.bounds,
+        claims: ledgered.claims,
     };
     print_analysis(p, variant, all_moves, &answer, args.json);
     Ok(())

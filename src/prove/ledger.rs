@@ -120,6 +120,13 @@ pub struct Known {
     pub over_budget: Option<u64>,
 }
 
+impl Known {
+    /// The facts that gave the lower and the upper bound (indices into [`Ledger::facts`]).
+    pub fn from(&self) -> (usize, usize) {
+        (self.lower_from, self.upper_from)
+    }
+}
+
 /// A file read so far.
 struct Source {
     path: PathBuf,

@@ -1,9 +1,10 @@
 //! `kalah db verify`: every level's headers, blocks and (a sample of) entries checked.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use clap::Args;
+use kalah::book::Book;
 use kalah::db::verify;
 use kalah::db::verify::{Coverage, VerifyStep};
 use serde_json::json;
@@ -13,7 +14,9 @@ use super::super::progress::Indicator;
 use super::{databases_in, open_base, pool, report_end};
 
 /// Check every level in DIR: headers, every block against its checksum and, for a sample of
-/// entries (or all), that each entry is the best of its moves.
+/// entries (or all), that each entry is the best of its moves. The ledgers of DIR (`*.jsonl`)
+/// too: how many of their facts were proven again by another path (only those answer), how
+/// many are unchecked claims, and any found wrong or contradicting another.
 ///
 /// Every level is checked even when one is damaged, and each damaged level is named with its
 /// first damaged block; the exit code is then 1. A missing level between 0 and the highest is
@@ -43,7 +46,7 @@ pub struct VerifyArgs {
     max_level: Option<u32>,
     /// Print JSON: {"dir", "databases": [{"houses", "rules", "ok", "error", "levels": [{"level",
     /// "entries", "bytes", "checked", "checksum", "ok", "error", "damaged_blocks"}], "entries",
-    /// "checked"}], "ok"}.
+    /// "checked"}], "ledgers": [{"file", "ok", "error", "checked", "unchecked", "wrong"}], "ok"}.
     #[arg(long)]
     json: bool,
 }
@@ -150,5 +153,86 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
         }));
     }
     indicator.finish();
-    report_end(args.json, &dir, databases, defects)
+    let ledgers = verify_ledgers(&dir, args.json, &mut defects);
+    if args.json {
+        super::super::args::print_json(&json!({
+            "dir": dir.display().to_string(),
+            "databases": databases,
+            "ledgers": ledgers,
+            "ok": defects.is_empty(),
+        }));
+    }
+    report_end(false, &dir, databases, defects)
+}
+
+/// The ledgers of `dir` (`*.jsonl`), each read with its checks as `query` reads them
+/// ([`kalah::book`]): how many of its facts were proven again by another path (they answer),
+/// how many not (claims, never values), how many its checks found wrong. A ledger that cannot
+/// be read, contradicts another, or holds a fact found wrong is a defect.
+fn verify_ledgers(dir: &Path, json: bool, defects: &mut Vec<String>) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    let files = match kalah::book::ledger_files(dir) {
+        Ok(files) => files,
+        Err(e) => {
+            defects.push(e.to_string());
+            if !json {
+                println!("ledgers: FAILED: {e}");
+            }
+            return out;
+        }
+    };
+    for path in &files {
+        let name = path.display().to_string();
+        let mut book = Book::empty();
+        let (trust, error) = match book.add_file(path) {
+            Ok(()) => (book.trust(), None),
+            Err(e) => (book.trust(), Some(e.to_string())),
+        };
+        let wrong = (trust.wrong > 0).then(|| {
+            format!(
+                "{name}: {} facts found wrong by its checks ({})",
+                trust.wrong,
+                kalah::prove::certificate::checks_path(path).display()
+            )
+        });
+        if let Some(e) = error.iter().chain(&wrong).next() {
+            defects.push(e.clone());
+        }
+        if !json {
+            match &error {
+                Some(e) => println!("ledger {name}: FAILED: {e}"),
+                None => println!(
+                    "ledger {name}: {} facts proven again by another path (they answer), {} unchecked{}, {} found wrong",
+                    trust.checked,
+                    trust.unchecked,
+                    if trust.unchecked > 0 {
+                        format!(
+                            " (shown as claims, never as values; kalah prove --check {name} --all checks them)"
+                        )
+                    } else {
+                        String::new()
+                    },
+                    trust.wrong
+                ),
+            }
+        }
+        out.push(json!({
+            "file": name,
+            "ok": error.is_none() && trust.wrong == 0,
+            "error": error,
+            "checked": trust.checked,
+            "unchecked": trust.unchecked,
+            "wrong": trust.wrong,
+        }));
+    }
+    // Facts of two files that contradict each other stop every answer: a defect too.
+    if files.len() > 1 && defects.is_empty() {
+        if let Err(e) = Book::open(false, None, Some(dir)) {
+            if !json {
+                println!("ledgers: FAILED: {e}");
+            }
+            defects.push(e.to_string());
+        }
+    }
+    out
 }

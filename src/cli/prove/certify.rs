@@ -35,23 +35,13 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
     let mut checks = read_checks(&own, &args.read_checks)?;
     let paths = Paths::new(args, root.houses_per_side(), root.rules())?;
-    let solvers: Mutex<Vec<(Option<u32>, Arc<Solver>)>> = Mutex::new(Vec::new());
+    let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
     kalah::catch_interrupt();
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
-        scope.spawn(move || {
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                if kalah::interrupted() {
-                    for (_, s) in solvers.lock().expect("not poisoned").iter() {
-                        s.cancel();
-                    }
-                    break;
-                }
-            }
-        });
+        scope.spawn(move || watch_interrupt(solvers, done));
         let r = certify_loop(
             args,
             root,
@@ -206,7 +196,7 @@ fn certify_loop(
     checks: &mut Checks,
     writer: &mut LedgerWriter,
     paths: &Paths,
-    solvers: &Mutex<Vec<(Option<u32>, Arc<Solver>)>>,
+    solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
     started: Instant,
 ) -> Result<(u64, Vec<String>), CliError> {
     let mut ran = 0u64;
@@ -249,72 +239,16 @@ fn certify_loop(
                 return Err(interrupted());
             }
             let (fact, origin) = ledger.facts()[i].clone();
-            let d = certificate::digest(&fact);
-            tried.insert(d.clone());
-            let top = match paths.top_for(args, &fact) {
-                Ok(top) => top,
-                Err(why) => {
-                    no_path.push(format!("{origin}: {why}"));
-                    continue;
-                }
-            };
-            let solver = solver_for(args, paths, top, &fact, solvers)?;
-            let (nodes0, cpu0) = (solver.nodes(), kalah::cpu_time());
-            let verdict = match prove::recheck(&fact, &solver) {
-                Ok(v) => v,
-                Err(kalah::prove::ProveError::Solve(kalah::SolveError::Cancelled)) => {
-                    return Err(interrupted());
-                }
-                Err(e) => return Err(prove_error(e)),
-            };
-            let cpu_s = match (cpu0, kalah::cpu_time()) {
-                (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
-                _ => 0.0,
-            };
-            let (holds, why) = match verdict {
-                Recheck::Wrong(why) => (false, Some(why)),
-                _ => (true, None),
-            };
-            let check = Check {
-                digest: d,
-                position: fact.position.to_string(),
-                rules: fact.position.rules(),
-                lower: fact.lower,
-                upper: fact.upper,
-                by: paths.by.clone(),
-                top,
-                holds,
-                why: why.clone(),
-                nodes: solver.nodes() - nodes0,
-                cpu_s,
-                fact_at: origin.to_string(),
+            tried.insert(certificate::digest(&fact));
+            let Some(check) = check_one(args, paths, &fact, &origin, solvers, &mut no_path)? else {
+                continue;
             };
             writer
                 .append_lines(&[check.to_line()])
                 .map_err(ledger_error)?;
             ran += 1;
-            if args.json {
-                print_json(&json!({
-                    "check": ran, "fact_at": origin.to_string(), "position": check.position,
-                    "lower": check.lower, "upper": check.upper, "holds": holds, "why": why,
-                    "by": check.by, "top": top, "nodes": check.nodes, "cpu_s": check.cpu_s,
-                }));
-            } else {
-                let levels = top.map_or("no levels".to_owned(), |t| format!("levels 0..{t}"));
-                match &why {
-                    None => eprintln!(
-                        "check {ran}: {origin}: holds ({} in [{:+}, {:+}]) by {} ({levels}); {} nodes, {:.1} s; {} left",
-                        fact.position,
-                        fact.lower,
-                        fact.upper,
-                        paths.by,
-                        human_count(check.nodes),
-                        cpu_s,
-                        todo.len() - k - 1
-                    ),
-                    Some(why) => eprintln!("check {ran}: {origin}: WRONG: {why}"),
-                }
-            }
+            say_check(args, ran, &check, todo.len() - k - 1);
+            let holds = check.holds;
             checks.add(check);
             if !holds {
                 // The bounds are worked out again without it: the report names what fell.
@@ -328,6 +262,238 @@ fn certify_loop(
     Ok((ran, Vec::new()))
 }
 
+/// Proves `fact` (read at `origin`) again by the path of `paths`: its check, or `None` (the
+/// reason pushed on `no_path`) when there is no other path for it.
+fn check_one(
+    args: &ProveArgs,
+    paths: &Paths,
+    fact: &Fact,
+    origin: &kalah::prove::ledger::Origin,
+    solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
+    no_path: &mut Vec<String>,
+) -> Result<Option<Check>, CliError> {
+    let top = match paths.top_for(args, fact) {
+        Ok(top) => top,
+        Err(why) => {
+            no_path.push(format!("{origin}: {why}"));
+            return Ok(None);
+        }
+    };
+    let solver = solver_for(args, paths, top, fact, solvers)?;
+    let (nodes0, cpu0) = (solver.nodes(), kalah::cpu_time());
+    let verdict = match prove::recheck(fact, &solver) {
+        Ok(v) => v,
+        Err(kalah::prove::ProveError::Solve(kalah::SolveError::Cancelled)) => {
+            return Err(interrupted());
+        }
+        Err(e) => return Err(prove_error(e)),
+    };
+    let cpu_s = match (cpu0, kalah::cpu_time()) {
+        (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
+        _ => 0.0,
+    };
+    let (holds, why) = match verdict {
+        Recheck::Wrong(why) => (false, Some(why)),
+        _ => (true, None),
+    };
+    Ok(Some(Check {
+        digest: certificate::digest(fact),
+        position: fact.position.to_string(),
+        rules: fact.position.rules(),
+        lower: fact.lower,
+        upper: fact.upper,
+        by: paths.by.clone(),
+        top,
+        holds,
+        why,
+        nodes: solver.nodes() - nodes0,
+        cpu_s,
+        fact_at: origin.to_string(),
+    }))
+}
+
+/// The line (or JSON object) of the `ran`th check, `left` more to run.
+fn say_check(args: &ProveArgs, ran: u64, check: &Check, left: usize) {
+    if args.json {
+        print_json(&json!({
+            "check": ran, "fact_at": check.fact_at, "position": check.position,
+            "lower": check.lower, "upper": check.upper, "holds": check.holds, "why": check.why,
+            "by": check.by, "top": check.top, "nodes": check.nodes, "cpu_s": check.cpu_s,
+        }));
+        return;
+    }
+    let levels = check
+        .top
+        .map_or("no levels".to_owned(), |t| format!("levels 0..{t}"));
+    match &check.why {
+        None => eprintln!(
+            "check {ran}: {}: holds ({} in [{:+}, {:+}]) by {} ({levels}); {} nodes, {:.1} s; {left} left",
+            check.fact_at,
+            check.position,
+            check.lower,
+            check.upper,
+            check.by,
+            human_count(check.nodes),
+            check.cpu_s,
+        ),
+        Some(why) => eprintln!("check {ran}: {}: WRONG: {why}", check.fact_at),
+    }
+}
+
+/// `kalah prove --check LEDGER --all`: every fact of LEDGER that claims something and no
+/// check by another path has proven again, proven again (--by), each check appended to the
+/// checks file beside it: what lets its facts answer in `query`, `analyze` and `serve`
+/// ([`kalah::book`]). Resumes from the checks; --worker, --jobs and --hours share it out and
+/// stop it; a fact found wrong is named and the exit code is 1.
+pub fn check_all(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    let ledger = read_ledgers(path, args)?;
+    let own = args
+        .checks
+        .clone()
+        .unwrap_or_else(|| certificate::checks_path(path));
+    let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
+    let checks = read_checks(&own, &args.read_checks)?;
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut todo: Vec<usize> = Vec::new();
+    let (mut informative, mut certified, mut wrong_before) = (0usize, 0usize, Vec::new());
+    for (i, (fact, origin)) in ledger.facts().iter().enumerate() {
+        if !fact.is_informative() {
+            continue;
+        }
+        informative += 1;
+        match checks.verdict(fact) {
+            certificate::Verdict::Holds(_) => certified += 1,
+            certificate::Verdict::Wrong(_) => wrong_before.push(origin.to_string()),
+            certificate::Verdict::Unchecked => {
+                if args.worker.owns(fact.board()) && seen.insert(certificate::digest(fact)) {
+                    todo.push(i);
+                }
+            }
+        }
+    }
+    if !args.json {
+        let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+        eprintln!(
+            "{}: {informative} facts claim a value, {certified} proven again by another path; {} to check by {} (they took {} nodes)",
+            path.display(),
+            todo.len(),
+            args.by,
+            human_count(nodes)
+        );
+    }
+    let mut paths: Vec<Paths> = Vec::new();
+    let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
+    let mut no_path: Vec<String> = Vec::new();
+    let mut wrong: Vec<String> = wrong_before;
+    let (mut ran, mut held) = (0u64, 0u64);
+    let started = Instant::now();
+    kalah::catch_interrupt();
+    let done = AtomicBool::new(false);
+    let outcome = std::thread::scope(|scope| {
+        let (solvers, done) = (&solvers, &done);
+        scope.spawn(move || watch_interrupt(solvers, done));
+        let r = (|| {
+            for (k, &i) in todo.iter().enumerate() {
+                if args.jobs.is_some_and(|j| ran >= j)
+                    || args.hours.is_some_and(|h| started.elapsed() >= h)
+                    || kalah::interrupted()
+                {
+                    break;
+                }
+                let (fact, origin) = &ledger.facts()[i];
+                let key = (fact.position.houses_per_side(), fact.position.rules());
+                let p = match paths.iter().position(|p| (p.houses, p.rules) == key) {
+                    Some(p) => p,
+                    None => {
+                        paths.push(Paths::new(args, key.0, key.1)?);
+                        paths.len() - 1
+                    }
+                };
+                let Some(check) = check_one(args, &paths[p], fact, origin, solvers, &mut no_path)?
+                else {
+                    continue;
+                };
+                writer
+                    .append_lines(&[check.to_line()])
+                    .map_err(ledger_error)?;
+                ran += 1;
+                say_check(args, ran, &check, todo.len() - k - 1);
+                if check.holds {
+                    held += 1;
+                } else {
+                    wrong.push(check.fact_at.clone());
+                }
+            }
+            Ok(())
+        })();
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    match outcome {
+        Err(e) if is_cancelled(&e) => {}
+        Err(e) => return Err(e),
+        Ok(()) => {}
+    }
+    for line in &no_path {
+        eprintln!("not checked: {line}");
+    }
+    let left = informative - certified - held as usize - wrong.len();
+    if args.json {
+        print_json(&json!({
+            "ledger": path.display().to_string(),
+            "checks_file": own.display().to_string(),
+            "by": args.by,
+            "checks_run": ran,
+            "facts": informative,
+            "checked": certified + held as usize,
+            "unchecked": left,
+            "wrong": wrong,
+            "no_other_path": no_path.len(),
+            "time_ms": started.elapsed().as_millis() as u64,
+        }));
+    } else {
+        println!(
+            "{}: {ran} facts proven again by {} in {} ({held} hold, {} wrong); of its {informative} facts, {} are checked, {} wrong, {left} unchecked",
+            path.display(),
+            args.by,
+            human_duration(started.elapsed()),
+            ran - held,
+            certified + held as usize,
+            wrong.len(),
+        );
+    }
+    if kalah::interrupted() {
+        eprintln!(
+            "interrupted: every check finished is in {}; the same command resumes",
+            own.display()
+        );
+        return Err(interrupted());
+    }
+    if !wrong.is_empty() {
+        return Err(CliError::failure(format!(
+            "facts that do not hold: {}",
+            wrong.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Cancels every solver of `solvers` at Ctrl-C or SIGTERM, until `done`.
+fn watch_interrupt(solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>, done: &AtomicBool) {
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+        if kalah::interrupted() {
+            for (_, s) in solvers.lock().expect("not poisoned").iter() {
+                s.cancel();
+            }
+            break;
+        }
+    }
+}
+
+/// What a solver of checks is kept by: the board size, the rules and the top level read.
+type SolverKey = (usize, Rules, Option<u32>);
+
 /// The solver of a check that reads the levels 0..`top` (or none), made on first use; at most
 /// [`SOLVERS`] are kept.
 fn solver_for(
@@ -335,13 +501,13 @@ fn solver_for(
     paths: &Paths,
     top: Option<u32>,
     fact: &Fact,
-    solvers: &Mutex<Vec<(Option<u32>, Arc<Solver>)>>,
+    solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
 ) -> Result<Arc<Solver>, CliError> {
     if let Some((_, s)) = solvers
         .lock()
         .expect("not poisoned")
         .iter()
-        .find(|(t, _)| *t == top)
+        .find(|(k, _)| *k == (paths.houses, paths.rules, top))
     {
         return Ok(s.clone());
     }
@@ -366,7 +532,7 @@ fn solver_for(
     if list.len() >= SOLVERS {
         list.remove(0);
     }
-    list.push((top, solver.clone()));
+    list.push(((paths.houses, paths.rules, top), solver.clone()));
     Ok(solver)
 }
 

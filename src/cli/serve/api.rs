@@ -348,6 +348,7 @@ async fn answer(
         Err(e) => return server_error(format!("cannot answer from the opening books: {e}")),
     }
     let bounds = kalah::with_position!(&pos, p => api.book.bounds(p));
+    let claims = kalah::with_position!(&pos, p => api.book.claims(p));
     // A slot within the budget, else busy.
     let deadline = arrived + api.budget;
     let permit =
@@ -395,6 +396,13 @@ async fn answer(
             // What the ledgers prove is still worth showing.
             if let Some(b) = bounds {
                 body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
+            }
+            // What unchecked facts claim, marked as such: never a value.
+            if !claims.is_empty() {
+                body["claims"] = claims
+                    .iter()
+                    .map(|c| crate::cli::books::claim_json(c, None))
+                    .collect();
             }
             Failure {
                 status: StatusCode::UNPROCESSABLE_ENTITY,
