@@ -92,6 +92,10 @@ const MAX_TREE: usize = 1 << 20;
 /// The most ledger files read from one directory.
 pub const MAX_FILES: usize = 1024;
 
+/// The largest ledger file read as a book (256 MiB: some 800,000 facts; a Kalah(6,4) book of
+/// depth 6 is 7 MB). A larger one is an error that names it, before it is read.
+pub const MAX_BOOK_BYTES: u64 = 256 << 20;
+
 /// Why a book cannot answer.
 #[derive(Debug)]
 pub enum BookError {
@@ -222,6 +226,16 @@ impl Book {
     /// facts proven again by another path answer, the others are claims (see the module
     /// docs). A fact that contradicts another of the same kind is an error naming both.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if size > MAX_BOOK_BYTES {
+            return Err(LedgerError::Io {
+                file: path.to_path_buf(),
+                error: std::io::Error::other(format!(
+                    "{size} bytes, more than the {} MiB a ledger read as a book may be (move it out of the database directory, or merge what it proves into a smaller one)",
+                    MAX_BOOK_BYTES >> 20
+                )),
+            });
+        }
         let mut own = Ledger::new();
         own.add_file(path)?;
         let mut checks = Checks::new();

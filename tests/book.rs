@@ -550,3 +550,25 @@ fn the_shipped_books_and_ledgers_are_certified_by_their_checks() {
         }
     }
 }
+
+#[test]
+fn a_ledger_past_the_bound_is_named_and_boards_the_levels_hold_never_read_it() {
+    let home = fresh_dir("book-bound");
+    let built = kalah_in(&home, &["db", "build", "--houses", "4", "--max-seeds", "4"]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    // A sparse file just past the bound: named before a byte of it is read.
+    let big = std::fs::File::create(home.join("huge.jsonl")).unwrap();
+    big.set_len(kalah::book::MAX_BOOK_BYTES + 1).unwrap();
+    drop(big);
+    let out = kalah_in(&home, &["query", "<4,0,0,3,3,3,3,3,3,3,3>"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("huge.jsonl") && err.contains("MiB"), "{err}");
+    assert!(stdout(&out).is_empty());
+    // A board the levels hold is answered from them: the ledgers are not read.
+    let out = kalah_in(&home, &["query", "<4,0,0,1,0,0,1,1,0,0,1>", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "database", "{answer}");
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -99,13 +99,16 @@ class Tablebase:
         """The exact value for the side to move, stores included; ``None`` above the top level."""
     def analyze(self, position: Position) -> Optional[Solution]:
         """The value, every move's value and a perfect line; ``None`` above the top level."""
-    def values(self, boards: npt.ArrayLike, rules: Rules = "standard") -> npt.NDArray[np.int16]:
+    def values(self, boards: npt.ArrayLike, rules: Rules = "standard") -> npt.NDArray[np.int32]:
         """The values of many boards at once, in parallel and without the GIL.
 
-        ``boards``: an (N, 2m+2) array of unsigned counts, each row as seen by the side to
+        ``boards``: an (N, 2m+2) array of integer counts, each row as seen by the side to
         move: its houses 1..m, its store, the opponent's houses 1..m, the opponent's store.
-        Returns the N values for the side to move, stores included. ``ValueError`` names the
-        first row that is not a board or lies above the top level."""
+        Returns the N values (``int32``: every value a game of up to 65535 seeds can have)
+        for the side to move, stores included. Counts are checked as ``Position.from_list``
+        checks them, never wrapped or rounded: a float or boolean array, a negative count,
+        a count or a row of more than 65535 seeds is a ``ValueError`` naming the row (and
+        column); so is the first row that lies above the top level."""
 
 def build_db(
     houses: int,

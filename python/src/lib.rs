@@ -159,7 +159,20 @@ impl Position {
             .parse()
             .map_err(|e: kalah::NotationError| PyValueError::new_err(e.to_string()))?;
         if let Some(side) = to_move {
-            setup.to_move = Some(side_of(side)?);
+            let side = side_of(side)?;
+            // A literal that names its side to move (`... north`) and a `to_move` that
+            // disagrees: which one was meant is not ours to guess.
+            let named = literal
+                .rsplit_once('>')
+                .is_some_and(|(_, rest)| !rest.trim().is_empty());
+            if named && setup.to_move != Some(side) {
+                return Err(PyValueError::new_err(format!(
+                    "the literal says {} is to move, to_move says {}: give one of them",
+                    side_name(setup.to_move).unwrap_or("nobody"),
+                    side_name(Some(side)).unwrap_or("nobody")
+                )));
+            }
+            setup.to_move = Some(side);
         }
         Position::from_setup(&setup, rules_of(rules)?)
     }
@@ -602,12 +615,10 @@ impl Tablebase {
         py: Python<'py>,
         boards: &Bound<'py, PyAny>,
         rules: &str,
-    ) -> PyResult<Bound<'py, PyArray1<i16>>> {
+    ) -> PyResult<Bound<'py, PyArray1<i32>>> {
         let rules = rules_of(rules)?;
         let np = py.import("numpy")?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("dtype", np.getattr("uint32")?)?;
-        let array = np.call_method("ascontiguousarray", (boards,), Some(&kwargs))?;
+        let array = counts_u32(py, &np, boards)?;
         let array: PyReadonlyArray2<'py, u32> = array.extract().map_err(|_| {
             PyValueError::new_err("boards must be a 2-dimensional array of unsigned counts")
         })?;
@@ -623,7 +634,20 @@ impl Tablebase {
         let data = array
             .as_slice()
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let mut out = vec![0i16; rows];
+        // Every count fits (counts_u32); a row's seeds in all must fit a game too.
+        for row in 0..rows {
+            let total: u64 = data[row * cols..(row + 1) * cols]
+                .iter()
+                .map(|&x| u64::from(x))
+                .sum();
+            if total > u64::from(kalah::MAX_SEEDS) {
+                return Err(PyValueError::new_err(format!(
+                    "row {row}: {total} seeds in all is more than the supported {}",
+                    kalah::MAX_SEEDS
+                )));
+            }
+        }
+        let mut out = vec![0i32; rows];
         let failed: Mutex<Option<(usize, String)>> = Mutex::new(None);
         let note = |row: usize, why: String| {
             let mut f = failed.lock().unwrap_or_else(|e| e.into_inner());
@@ -649,7 +673,7 @@ impl Tablebase {
                         };
                         match levels.probe(board) {
                             Ok(Some(f)) => {
-                                *value = (f + r[m] as i32 - r[2 * m + 1] as i32) as i16;
+                                *value = f + r[m] as i32 - r[2 * m + 1] as i32;
                             }
                             Ok(None) => {
                                 note(
@@ -689,6 +713,85 @@ impl Tablebase {
     fn __repr__(&self) -> String {
         format!("Tablebase({:?})", self.dir.display().to_string())
     }
+}
+
+/// `boards` as a C-contiguous 2-dimensional array of `uint32`, every count checked first as
+/// `Position.from_list` checks them: integers only (no floats, not even whole ones; no
+/// booleans), none negative, none above the seeds a game holds; the first that is not is a
+/// `ValueError` naming its row and column. Nothing is wrapped or rounded.
+fn counts_u32<'py>(
+    py: Python<'py>,
+    np: &Bound<'py, PyModule>,
+    boards: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = np.call_method1("asarray", (boards,))?;
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim != 2 {
+        return Err(PyValueError::new_err(format!(
+            "boards must be a 2-dimensional array (one board a row), not one of {ndim} dimensions"
+        )));
+    }
+    let size: usize = array.getattr("size")?.extract()?;
+    let dtype = array.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let name: String = dtype.getattr("name")?.str()?.extract()?;
+    // The first (row, column) where `mask` (a boolean array of `array`'s shape) is true.
+    let first = |mask: Bound<'py, PyAny>| -> PyResult<Option<(usize, usize)>> {
+        let at = np.call_method1("argwhere", (mask,))?;
+        let n: usize = at.len()?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let rc: Vec<usize> = at.get_item(0)?.call_method0("tolist")?.extract()?;
+        Ok(Some((rc[0], rc[1])))
+    };
+    let item = |rc: (usize, usize)| -> PyResult<String> {
+        array.get_item(rc)?.repr()?.extract::<String>()
+    };
+    if kind != "i" && kind != "u" {
+        let at = if kind == "f" && size > 0 {
+            let whole = np.call_method1("equal", (&array, np.call_method1("floor", (&array,))?))?;
+            first(whole.call_method0("__invert__")?)?.or(Some((0, 0)))
+        } else if size > 0 {
+            Some((0, 0))
+        } else {
+            None
+        };
+        let detail = match at {
+            Some(rc) => format!(" (row {}, column {}: {})", rc.0, rc.1, item(rc)?),
+            None => String::new(),
+        };
+        return Err(PyValueError::new_err(format!(
+            "counts must be integers, and this array holds {name}{detail}"
+        )));
+    }
+    if size == 0 {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("dtype", np.getattr("uint32")?)?;
+        return np.call_method("ascontiguousarray", (&array,), Some(&kwargs));
+    }
+    if kind == "i" {
+        if let Some(rc) = first(array.call_method1("__lt__", (0,))?)? {
+            return Err(PyValueError::new_err(format!(
+                "row {}, column {}: a negative count, {}",
+                rc.0,
+                rc.1,
+                item(rc)?
+            )));
+        }
+    }
+    if let Some(rc) = first(array.call_method1("__gt__", (kalah::MAX_SEEDS,))?)? {
+        return Err(PyValueError::new_err(format!(
+            "row {}, column {}: {} seeds, more than a game holds ({})",
+            rc.0,
+            rc.1,
+            item(rc)?,
+            kalah::MAX_SEEDS
+        )));
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("dtype", np.getattr("uint32")?)?;
+    np.call_method("ascontiguousarray", (&array,), Some(&kwargs))
 }
 
 /// Builds the levels 0..=max_seeds (see the stub).

@@ -156,7 +156,7 @@ def test_the_batch_gives_the_values_of_value(db4):
         rows.append(mover)
         want.append(tb.value(p) if not p.is_over() else None)
     got = tb.values(np.array(rows, dtype=np.uint8))
-    assert got.dtype == np.int16 and got.shape == (3000,)
+    assert got.dtype == np.int32 and got.shape == (3000,)
     for g, w, row in zip(got, want, rows):
         if w is not None:
             assert g == w, row
@@ -165,6 +165,47 @@ def test_the_batch_gives_the_values_of_value(db4):
         tb.values(np.array([rows[0], [3] * 10], dtype=np.uint32))
     with pytest.raises(ValueError):
         tb.values(np.zeros((2, 7), dtype=np.uint32))
+
+
+def test_the_batch_is_exact_or_refused(db4):
+    tb = kalah.Tablebase(str(db4))
+    # A store beyond int16: the value is exact, as value() gives it.
+    row = [1, 1, 1, 1, 40000, 1, 1, 1, 1, 0]
+    want = tb.value(kalah.Position.from_list(row))
+    assert want == 40002
+    for dtype in (np.uint16, np.uint32, np.int64):
+        assert tb.values(np.array([row], dtype=dtype))[0] == want
+    store = [1, 1, 1, 1, 0, 1, 1, 1, 1, 32766]
+    assert tb.values(np.array([store]))[0] == tb.value(kalah.Position.from_list(store))
+    # Counts that do not fit, negatives and non-integers: refused, the row and column named,
+    # as Position.from_list refuses them.
+    bad = [
+        (np.array([[1] * 10, [1, 1, 1, 1, 0, 2**40, 1, 1, 1, 0]], dtype=np.int64), "row 1, column 5"),
+        (np.array([[2**32 + 1] + [1] * 9], dtype=np.int64), "row 0, column 0"),
+        (np.array([[1] * 9 + [70000]], dtype=np.uint32), "row 0, column 9"),
+        (np.array([[1, 1, -1, 1, 0, 1, 1, 1, 1, 0]], dtype=np.int64), "negative"),
+        (np.array([[1.9] + [1.0] * 9]), "row 0, column 0"),
+        (np.array([[1.0] * 10]), "integers"),
+        (np.array([[True] * 10]), "integers"),
+        (np.array([[30000] * 4 + [0] + [30000] * 4 + [0]], dtype=np.int64), "row 0: 240000 seeds"),
+    ]
+    for array, message in bad:
+        with pytest.raises(ValueError, match=message):
+            tb.values(array)
+        if array.dtype.kind in "iu" and "seeds" not in message:
+            with pytest.raises((ValueError, OverflowError)):
+                kalah.Position.from_list([int(x) for x in array[-1]])
+    with pytest.raises(ValueError, match="2-dimensional"):
+        tb.values(np.array([1] * 10))
+
+
+def test_a_literal_and_to_move_that_disagree_are_refused():
+    literal = "<4,0,0,1,0,2,0,0,3,1,0>"
+    with pytest.raises(ValueError, match="north"):
+        kalah.Position(literal + " north", to_move="south")
+    assert kalah.Position(literal + " north", to_move="north").to_move == "north"
+    assert kalah.Position(literal, to_move="north").to_move == "north"
+    assert kalah.Position(literal + " south", to_move="south").to_move == "south"
 
 
 def test_a_damaged_level_is_an_error_never_a_value(db4, tmp_path):

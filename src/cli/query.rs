@@ -64,8 +64,9 @@ struct Batch {
     /// built in memory only then: positions answered at once never wait for them).
     search: Option<(SolverConfig, SearchDb)>,
     solver: Option<Solver>,
-    /// The opening books of the batch's board size and rules.
-    book: Book,
+    /// The opening books of the batch's board size and rules, read when the first position
+    /// the levels do not hold needs them (a board the levels hold never waits for them).
+    book: Option<Book>,
 }
 
 /// `kalah query -`: the positions on stdin, one a line (blank lines and lines starting with
@@ -136,13 +137,12 @@ fn query_in_batch<L: Lanes>(
     let houses = p.houses_per_side();
     if batch.is_none() {
         let files = args.files(houses, p.rules())?;
-        let book = query.book.open(&args.db, Some(kalah::book::game_of(p)))?;
         *batch = Some(Batch {
             houses,
             files,
             search: None,
             solver: None,
-            book,
+            book: None,
         });
     }
     let batch = batch.as_mut().expect("just set up");
@@ -170,24 +170,19 @@ fn query_in_batch<L: Lanes>(
             return Ok(());
         }
     }
+    let game = kalah::book::game_of(p);
+    if batch.book.is_none() {
+        batch.book = Some(query.book.open(&args.db, Some(game))?);
+    }
+    let book = batch.book.as_mut().expect("just read");
     if !query.book.no_book {
-        let game = kalah::book::game_of(p);
-        batch
-            .book
-            .add_shipped(Some(game))
+        book.add_shipped(Some(game))
             .map_err(|e| CliError::failure(format!("cannot read the opening books: {e}")))?;
     }
     // In a batch the bounds go in the JSON only: a line on stderr a position would bury the
     // errors there.
     let quiet = args.json || many;
-    let Some(ledgered) = from_book(
-        p,
-        &batch.book,
-        batch.files.as_deref(),
-        started,
-        args.json,
-        quiet,
-    )?
+    let Some(ledgered) = from_book(p, book, batch.files.as_deref(), started, args.json, quiet)?
     else {
         return Ok(());
     };
