@@ -627,19 +627,40 @@ pub struct Made {
     pub nodes: u64,
 }
 
+/// A book too large for the memory it may use: the depth reached and the boards met when the
+/// enumeration stopped, and the memory they took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// The depth being enumerated.
+    pub depth: u32,
+    /// The distinct boards met so far (and the moves waiting below them).
+    pub boards: usize,
+    /// The bytes they took.
+    pub bytes: u64,
+}
+
 /// The distinct boards of the positions `depth` sowings or fewer below `root` (extra turns
 /// count as sowings), without the finished ones and those the levels up to `top` hold, each
 /// with one position that reaches it and the depth where it is first met, shallowest first.
+/// Stops, before it takes more than `max_bytes` of memory, with [`TooLarge`] (each ply
+/// multiplies the boards by about 5 in Kalah(6,4): a book is bounded by memory long before
+/// time).
 pub fn positions_to(
     root: &Position<Narrow>,
     depth: u32,
     top: Option<u32>,
-) -> Vec<(Position<Narrow>, u32)> {
+    max_bytes: u64,
+) -> Result<Vec<(Position<Narrow>, u32)>, TooLarge> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     let mut frontier = vec![*root];
+    // What each kind of entry costs, its container's spare capacity and overhead included.
+    let per_out = 2 * std::mem::size_of::<(Position<Narrow>, u32)>() as u64;
+    let per_seen = 3 * std::mem::size_of::<Board<Narrow>>() as u64;
+    let per_next = 2 * std::mem::size_of::<Position<Narrow>>() as u64;
     for d in 0..=depth {
         let mut next = Vec::new();
+        let waiting = frontier.len() as u64 * per_next;
         for p in frontier {
             let board = p.board();
             if p.is_finished() || top.is_some_and(|top| board.seeds() <= top) || !seen.insert(board)
@@ -652,10 +673,23 @@ pub fn positions_to(
                 }
             }
             out.push((p, d));
+            if out.len() % 1024 == 0 {
+                let bytes = out.len() as u64 * per_out
+                    + seen.len() as u64 * per_seen
+                    + next.len() as u64 * per_next
+                    + waiting;
+                if bytes > max_bytes {
+                    return Err(TooLarge {
+                        depth: d,
+                        boards: out.len() + next.len(),
+                        bytes,
+                    });
+                }
+            }
         }
         frontier = next;
     }
-    out
+    Ok(out)
 }
 
 /// Writes the book of `root`, `boards` being its boards ([`positions_to`], shallowest first),

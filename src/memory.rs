@@ -458,6 +458,25 @@ pub fn physical_memory() -> Option<u64> {
     })
 }
 
+/// The soft limit on this process's address space (`ulimit -v`), if one is set.
+pub fn address_space_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // Safety: `getrlimit` writes one `rlimit` through the pointer, which points at one.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+        if ok && limit.rlim_cur != libc::RLIM_INFINITY {
+            return Some(limit.rlim_cur as u64);
+        }
+        None
+    }
+    #[cfg(not(unix))]
+    None
+}
+
 /// Takes the exclusive advisory lock of `file` (`flock`; the lock ends when every handle to
 /// this opening of the file is closed): `wait` until it is free, else fail at once with an
 /// [`std::io::ErrorKind::WouldBlock`] error. Elsewhere than on Unix: an

@@ -572,3 +572,30 @@ fn a_ledger_past_the_bound_is_named_and_boards_the_levels_hold_never_read_it() {
     assert_eq!(answer["source"], "database", "{answer}");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+#[test]
+fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
+    use kalah::{Narrow, Position, Rules, Variant};
+    let root: Position<Narrow> =
+        Position::start(Variant::new(6, 4, Rules::Standard).unwrap()).unwrap();
+    let all = kalah::book::positions_to(&root, 4, None, u64::MAX).unwrap();
+    assert_eq!(all.len(), 1168, "the Kalah(6,4) book to depth 4");
+    let refused = kalah::book::positions_to(&root, 12, None, 1 << 20).unwrap_err();
+    assert!(refused.bytes > 1 << 20 && refused.depth < 12, "{refused:?}");
+    // The command says so under a 1 GB address-space limit (`ulimit -v`), exit 2, before the
+    // memory runs out, and makes no ledger.
+    let home = fresh_dir("book-memory");
+    let ledger = home.join("deep.jsonl");
+    let kalah = command().get_program().to_owned();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1000000 && exec \"$0\" prove -m 6 -n 4 --no-db --book 16 --ledger \"$1\" --list")
+        .arg(kalah)
+        .arg(&ledger)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("too large"), "{}", stderr(&out));
+    assert!(!ledger.exists());
+    let _ = std::fs::remove_dir_all(&home);
+}

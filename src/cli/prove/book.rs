@@ -31,7 +31,7 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
                 .open(root.houses_per_side(), root.rules())?
                 .map(|db| db.max_level()),
         };
-        for (p, d) in book::positions_to(&root, depth, top) {
+        for (p, d) in boards_of(&root, depth, top)? {
             if args.json {
                 print_json(&json!({"position": p.to_string(), "depth": d}));
             } else {
@@ -51,7 +51,7 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
         None => args.db.none_found(root.houses_per_side(), root.rules()),
     };
     let top = args.book_levels.or(db.as_ref().map(|db| db.max_level()));
-    let boards = book::positions_to(&root, depth, top);
+    let boards = boards_of(&root, depth, top)?;
     let total = boards.len();
     if !args.json {
         eprintln!(
@@ -130,4 +130,24 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// The boards of the book of `root` to `depth` ([`kalah::book::positions_to`]) within the
+/// memory this process may use ([`kalah::memory_budget`]); past it, an error that says what
+/// the book would take, before the machine runs out.
+fn boards_of(
+    root: &kalah::Position<kalah::Narrow>,
+    depth: u32,
+    top: Option<u32>,
+) -> Result<Vec<(kalah::Position<kalah::Narrow>, u32)>, CliError> {
+    let budget = kalah::memory_budget().unwrap_or(u64::MAX);
+    kalah::book::positions_to(root, depth, top, budget).map_err(|t| {
+        CliError::input(format!(
+            "a book of depth {depth} is too large for this machine: by depth {} it already holds {} boards and {} MB, past the {} MB it may use (half the memory, or of ulimit -v); each ply multiplies the boards by about 5: take a smaller DEPTH",
+            t.depth,
+            human_count(t.boards as u64),
+            t.bytes >> 20,
+            budget >> 20
+        ))
+    })
 }
