@@ -469,6 +469,8 @@ pub fn address_space_limit() -> Option<u64> {
         // Safety: `getrlimit` writes one `rlimit` through the pointer, which points at one.
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
         if ok && limit.rlim_cur != libc::RLIM_INFINITY {
+            // `rlim_t` is u64 on Linux, not on every Unix.
+            #[allow(clippy::unnecessary_cast)]
             return Some(limit.rlim_cur as u64);
         }
         None
