@@ -927,3 +927,69 @@ fn check_all_records_every_fact_checked_resumes_and_names_a_wrong_one() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("book.jsonl:1"), "{err}");
 }
+
+#[test]
+fn a_reader_of_a_replaced_ledger_loses_nothing_and_never_calls_it_damaged() {
+    let dir = TempDir::new("prove", "reader-replaced");
+    let root = start(4, 3, Rules::Standard);
+    let made = dir.0.join("made.jsonl");
+    campaign(root, &made, 1_000, false);
+    let text = std::fs::read_to_string(&made).unwrap();
+    let facts: Vec<Fact> = text.lines().map(|l| Fact::from_line(l).unwrap()).collect();
+    assert!(facts.len() >= 7, "{text}");
+    let path = dir.0.join("w.jsonl");
+    let mut writer = LedgerWriter::open(&path).unwrap();
+    let mut ledger = Ledger::new();
+    ledger.add_file(&path).unwrap();
+    writer.append_all(&facts[..3]).unwrap();
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 3);
+    let line = |f: &Fact| format!("{}\n", f.to_line());
+    // An older, shorter copy renamed over it (`git checkout`): the reader reads it whole and
+    // keeps what it knew; the writer's next follow carries the lost lines back.
+    let other = dir.0.join("other.jsonl");
+    std::fs::write(&other, line(&facts[0])).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 3);
+    writer.follow().unwrap();
+    let on_disk = std::fs::read_to_string(&path).unwrap();
+    for f in &facts[..3] {
+        assert_eq!(on_disk.matches(&line(f)).count(), 1, "{on_disk}");
+    }
+    // A longer one (the old lines and another worker's, as `git pull` leaves): the new fact is
+    // read, none twice.
+    std::fs::write(&other, format!("{on_disk}{}", line(&facts[3]))).unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 4);
+    // Rewritten in place, longer, with the lines in another order: no line is misread.
+    let shuffled: String = [&facts[3], &facts[4], &facts[1], &facts[0], &facts[2]]
+        .iter()
+        .map(|f| line(f))
+        .collect();
+    std::fs::write(&path, shuffled).unwrap();
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 5);
+    // Removed: nothing to read, nothing forgotten; made again by the writer with every line.
+    std::fs::remove_file(&path).unwrap();
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 5);
+    writer.append(&facts[5]).unwrap();
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 6);
+    // Cut short in place: no hole, the reader carries on.
+    writer.follow().unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    ledger.refresh().unwrap();
+    writer.append(&facts[6]).unwrap();
+    let on_disk = std::fs::read(&path).unwrap();
+    assert!(!on_disk.contains(&0), "a hole of zeros");
+    ledger.refresh().unwrap();
+    assert_eq!(ledger.facts().len(), 7);
+}

@@ -136,6 +136,22 @@ struct Source {
     lines: usize,
     /// A last line without its newline, in bytes (a torn write, or one still being written).
     torn: u64,
+    /// The file read (device and inode), to see when the path names another one.
+    id: Option<(u64, u64)>,
+}
+
+/// The device and inode of an open file, where the OS says.
+fn file_id(file: &File) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
 }
 
 /// The facts of one or more ledger files, checked against each other (see the module docs).
@@ -163,6 +179,7 @@ impl Ledger {
             offset: 0,
             lines: 0,
             torn: 0,
+            id: None,
         });
         self.refresh()
     }
@@ -187,21 +204,60 @@ impl Ledger {
             Err(e) => return Err(io(e)),
         };
         let len = file.metadata().map_err(io)?.len();
+        let id = file_id(&file);
         let source = &self.sources[i];
-        if len < source.offset {
-            return Err(io(std::io::Error::other(
-                "the file is shorter than when it was read: a ledger is only ever appended to",
-            )));
+        // Replaced under the reader (`git checkout`, `stash` or `pull`, a copy renamed over
+        // it, removed and made again) or cut short: read from its start, every fact not read
+        // from this path before. The facts read from the old file stay: nothing known is
+        // forgotten, and the writer carries them into the new file
+        // ([`LedgerWriter::follow`]).
+        let mut replaced =
+            (source.id.is_some() && id.is_some() && source.id != id) || len < source.offset;
+        if !replaced && source.offset > 0 {
+            // Rewritten in place, as long or longer: what was read ends in a newline, or the
+            // file is another one.
+            let mut byte = [0u8; 1];
+            let mut f = &file;
+            f.seek(SeekFrom::Start(source.offset - 1)).map_err(io)?;
+            f.read_exact(&mut byte).map_err(io)?;
+            replaced = byte[0] != b'\n';
         }
+        let (offset, first) = if replaced {
+            (0, 0)
+        } else {
+            (source.offset, source.lines)
+        };
         let mut reader = BufReader::new(file);
-        reader.seek(SeekFrom::Start(source.offset)).map_err(io)?;
-        let (offset, first) = (source.offset, source.lines);
-        let read = read_lines(reader, &path, first, |text, at| self.add_line(text, at))?;
+        reader.seek(SeekFrom::Start(offset)).map_err(io)?;
+        let read = if replaced {
+            let known: std::collections::HashSet<String> = self
+                .facts
+                .iter()
+                .filter(|(_, at)| at.file == path)
+                .map(|(f, _)| f.to_line())
+                .collect();
+            read_lines(reader, &path, 0, |text, at| {
+                if text.trim().is_empty() {
+                    return Ok(());
+                }
+                let fact = Fact::from_line(text).map_err(|e| LedgerError::Garbled {
+                    at: at.clone(),
+                    why: e.0,
+                })?;
+                if known.contains(&fact.to_line()) {
+                    return Ok(());
+                }
+                self.add(fact, at)
+            })?
+        } else {
+            read_lines(reader, &path, first, |text, at| self.add_line(text, at))?
+        };
         let (offset, lines, torn) = (offset + read.bytes, first + read.lines, read.torn);
         let source = &mut self.sources[i];
         source.offset = offset;
         source.lines = lines;
         source.torn = torn;
+        source.id = id;
         Ok(())
     }
 
@@ -491,6 +547,13 @@ impl LedgerWriter {
     /// ([`crate::prove::certificate`]) too.
     pub fn append_lines(&mut self, text: &[String]) -> Result<(), LedgerError> {
         self.follow_path()?;
+        // At the end of the file as it is now: one cut short in place gets no hole.
+        self.file
+            .seek(SeekFrom::End(0))
+            .map_err(|error| LedgerError::Io {
+                file: self.path.clone(),
+                error,
+            })?;
         let mut lines = String::new();
         for line in text {
             lines.push_str(line);
@@ -511,7 +574,13 @@ impl LedgerWriter {
     }
 
     /// Moves to the file the path names now if it is not the one opened, carrying over the
-    /// lines it lacks (see [`LedgerWriter::append`]).
+    /// lines it lacks (see [`LedgerWriter::append`]): a worker calls it before it reads its
+    /// ledger again, so that a file replaced under it holds every fact it wrote even if it
+    /// stops before its next append.
+    pub fn follow(&mut self) -> Result<(), LedgerError> {
+        self.follow_path()
+    }
+
     fn follow_path(&mut self) -> Result<(), LedgerError> {
         if self.still_at_path() {
             return Ok(());

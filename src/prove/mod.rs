@@ -391,6 +391,7 @@ impl<'a> Campaign<'a> {
         let nodes = self.solver.nodes();
         let cpu = crate::cpu_time();
         let started = Instant::now();
+        self.writer.follow()?;
         self.ledger.refresh()?;
         let mut tree = Tree::grow(self.root, &self.ledger, MAX_TREE)?;
         let mut focuses = vec![0];
