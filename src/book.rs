@@ -86,8 +86,9 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The most positions of a proof tree grown to bound a position ([`Book::bounds`]).
-const MAX_TREE: usize = 1 << 20;
+/// The most positions of a proof tree grown to bound a position ([`Book::bounds`]): some
+/// tens of milliseconds, whatever the ledgers hold (a campaign's tree is a few thousand).
+const MAX_TREE: usize = 1 << 16;
 
 /// The most ledger files read from one directory.
 pub const MAX_FILES: usize = 1024;

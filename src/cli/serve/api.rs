@@ -347,8 +347,6 @@ async fn answer(
         Ok(None) => {}
         Err(e) => return server_error(format!("cannot answer from the opening books: {e}")),
     }
-    let bounds = kalah::with_position!(&pos, p => api.book.bounds(p));
-    let claims = kalah::with_position!(&pos, p => api.book.claims(p));
     // A slot within the budget, else busy.
     let deadline = arrived + api.budget;
     let permit =
@@ -372,12 +370,20 @@ async fn answer(
         let api = api.clone();
         let db = db.clone();
         tokio::task::spawn_blocking(move || {
+            // What the ledgers bound (a proof tree grown from their facts) and claim: off the
+            // request threads, within the request's budget.
+            let bounds = kalah::with_position!(&pos, p => api.book.bounds(p));
+            let claims = kalah::with_position!(&pos, p => api.book.claims(p));
             let result = search(&api, &pos, db, deadline);
             drop(permit);
-            result
+            (result, bounds, claims)
         })
     };
-    match searched.await {
+    let (searched, bounds, claims) = match searched.await {
+        Ok((result, bounds, claims)) => (Ok(result), bounds, claims),
+        Err(e) => (Err(e), None, Vec::new()),
+    };
+    match searched {
         Ok(Ok((a, nodes))) => {
             let source = Source::Search(nodes);
             done(&pos, variant, &a, source, db.as_deref(), arrived)
