@@ -1315,6 +1315,24 @@ fn db_warm_reads_every_level_and_says_how_much_is_in_huge_pages() {
     }
     let some = json(&["db", "warm", "--dir", d, "--max-level", "4", "--json"]);
     assert_eq!(some["levels"].as_array().unwrap().len(), 5);
+    // Levels above the highest built were never built: said so, with how to build them (not
+    // "rebuild" a level that was never there).
+    let out = cli_common::kalah(&[
+        "query",
+        "<3,0,0,3,3,3,3,3,3>",
+        "--db",
+        d,
+        "--max-level",
+        "16",
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("holds the levels 0..=12")
+            && stderr.contains("--max-seeds 16")
+            && !stderr.contains("rebuild"),
+        "{stderr}"
+    );
     // The files are unchanged: they still verify.
     let verified = json(&["db", "verify", "--dir", d, "--json"]);
     assert_eq!(verified["ok"], true);

@@ -181,6 +181,9 @@ impl Position {
     #[staticmethod]
     #[pyo3(signature = (houses, seeds, rules = "standard"))]
     fn start(houses: usize, seeds: u64, rules: &str) -> PyResult<Position> {
+        // One error, the first that applies (a board size out of range says nothing else).
+        kalah::Variant::new(houses, seeds, rules_of(rules)?)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let setup = Setup {
             houses,
             stores: [0, 0],

@@ -339,3 +339,10 @@ def test_the_pettingzoo_environment_passes_its_api_test_and_carries_perfect_play
             position = position.play(action + 1)
         margin = position.outcome()
         assert finals == {"player_0": np.sign(margin), "player_1": -np.sign(margin)}
+
+
+def test_a_start_out_of_range_is_one_error():
+    for houses, seeds, words in [(0, 4, "0 houses"), (13, 4, "13 houses"), (4, 0, "seed"), (6, 100000, "seeds")]:
+        with pytest.raises(ValueError, match=words) as e:
+            kalah.Position.start(houses, seeds)
+        assert ";" not in str(e.value), str(e.value)

@@ -134,7 +134,20 @@ impl Tablebase {
                 level_file_name(houses, rules, 0)
             )));
         }
-        let top = max_level.unwrap_or(*found.last().expect("level 0 is there"));
+        let highest = *found.last().expect("level 0 is there");
+        let top = max_level.unwrap_or(highest);
+        if top > highest && (0..=highest).all(|k| found.binary_search(&k).is_ok()) {
+            // Levels never built, not lost: say what there is and how to get the rest.
+            return Err(DbError::Unsupported(format!(
+                "{} holds the levels 0..={highest} for {houses} houses, {rules} rules, not up to {top}: build them with `kalah db build --houses {houses} --max-seeds {top}{}`, or use at most --max-level {highest}",
+                dir.display(),
+                if rules == Rules::Standard {
+                    String::new()
+                } else {
+                    format!(" --rules {rules}")
+                }
+            )));
+        }
         for k in 0..=top {
             if found.binary_search(&k).is_err() {
                 return Err(DbError::MissingLevel {
