@@ -878,6 +878,10 @@ fn check_all_records_every_fact_checked_resumes_and_names_a_wrong_one() {
     let (code, _, err) = run_kalah(&["prove", "--check", l]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--all"), "{err}");
+    // No levels for --by lower-levels: refused, and no checks file is left behind.
+    let (code, _, err) = run_kalah(&["prove", "--check", l, "--all"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(!dir.0.join("book.checks.jsonl").exists());
     // Two checks, then the rest: the second run resumes from the checks file.
     let (code, out, err) = run_kalah(&[
         "prove",

@@ -23,6 +23,34 @@ use super::{ProveArgs, given_root, ledger_error, prove_error, read_ledgers, solv
 const SOLVERS: usize = 2;
 
 pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    leaving_no_empty_file(&checks_file(args, path), || certify(args, path))
+}
+
+/// The checks file of `path`: --checks, else beside it.
+fn checks_file(args: &ProveArgs, path: &Path) -> PathBuf {
+    args.checks
+        .clone()
+        .unwrap_or_else(|| certificate::checks_path(path))
+}
+
+/// Runs `work`; if it fails and `file` was not there before it and is empty after it, removes
+/// it: a failed command leaves no file it made.
+fn leaving_no_empty_file(
+    file: &Path,
+    work: impl FnOnce() -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let existed = file.symlink_metadata().is_ok();
+    let result = work();
+    if result.is_err()
+        && !existed
+        && std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() == 0)
+    {
+        let _ = std::fs::remove_file(file);
+    }
+    result
+}
+
+fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let mut ledger = read_ledgers(path, args)?;
     let root = match given_root(args)? {
         Some(root) => root,
@@ -346,6 +374,10 @@ fn say_check(args: &ProveArgs, ran: u64, check: &Check, left: usize) {
 /// ([`kalah::book`]). Resumes from the checks; --worker, --jobs and --hours share it out and
 /// stop it; a fact found wrong is named and the exit code is 1.
 pub fn check_all(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    leaving_no_empty_file(&checks_file(args, path), || check_every_fact(args, path))
+}
+
+fn check_every_fact(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let ledger = read_ledgers(path, args)?;
     let own = args
         .checks
