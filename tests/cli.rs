@@ -1503,3 +1503,32 @@ fn db_commands_on_a_directory_that_is_not_there_say_so_with_exit_code_2() {
         assert!(err.contains("no such directory"), "{command}: {err}");
     }
 }
+
+#[test]
+fn usage_errors_suggest_what_was_meant() {
+    let said = |args: &[&str]| {
+        let out = cli_common::kalah(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = said(&["solve", "--house", "4", "--seeds", "3"]);
+    assert!(err.contains("did you mean `--houses`"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let err = said(&["slove"]);
+    assert!(err.contains("`solve`"), "{err}");
+    // Numbers separated by spaces: the literal to type instead.
+    let err = said(&["query", "4 0 0 3 3 3 3 3 3 3 3"]);
+    assert!(
+        err.contains("commas") && err.contains("'<4,0,0,3,3,3,3,3,3,3,3>'"),
+        "{err}"
+    );
+    let err = said(&["query", "<4 0 0 3 3 3 3 3 3 3 3> north"]);
+    assert!(err.contains("'<4,0,0,3,3,3,3,3,3,3,3> north'"), "{err}");
+    // A file that is not a game record is called so.
+    let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let err = said(&["replay", readme]);
+    assert!(err.contains("is not a game record"), "{err}");
+    // --bind takes a host name.
+    let err = said(&["serve", "--bind", "localhost:99999"]);
+    assert!(err.contains("port"), "{err}");
+}

@@ -241,7 +241,30 @@ pub fn parse_position_given(
             kalah::text::quote(text)
         ))
     };
-    let mut setup: Setup = literal.parse().map_err(|e| bad(format!("{e}")))?;
+    let mut setup: Setup = literal.parse().map_err(|e| {
+        // Numbers separated by spaces, not commas: say so rather than "not a side to move".
+        let words: Vec<&str> = trimmed
+            .split_whitespace()
+            .map(|w| w.trim_matches(['<', '>']))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let digits = |w: &&str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        let side = words
+            .last()
+            .filter(|w| w.parse::<Side>().is_ok())
+            .map(|w| format!(" {w}"));
+        let count = words.len() - usize::from(side.is_some());
+        let numbers = !trimmed.contains(',') && count >= 4 && words[..count].iter().all(digits);
+        if numbers {
+            bad(format!(
+                "separate the numbers with commas, not spaces: '<{}>{}'",
+                words[..count].join(","),
+                side.unwrap_or_default()
+            ))
+        } else {
+            bad(format!("{e}"))
+        }
+    })?;
     match (setup.to_move, to_move) {
         (Some(a), Some(b)) if a != b => {
             return Err(bad(format!(

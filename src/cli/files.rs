@@ -17,6 +17,16 @@ pub fn read_record(file: &Path) -> Result<Record, CliError> {
     let text = kalah::files::read_text(file, MAX_RECORD_BYTES)
         .map_err(|e| CliError::input(format!("cannot read the record {name}: {e}")))?;
     Record::parse(&text).map_err(|e| {
+        // A file with no header at all is not a damaged record: it is not one.
+        if !text.lines().any(|l| l.trim_start().starts_with("variant:")) {
+            return CliError::input(format!(
+                "{name} is not a game record: a record starts with header lines such as \
+                 `variant: Kalah(6,4)`, then one line a turn (`south 3-6`); `kalah play \
+                 --record` and `kalah match --record` write them (line {}: {})",
+                e.line.max(1),
+                e.message
+            ));
+        }
         if e.line == 0 {
             CliError::input(format!("invalid record {name}: {}", e.message))
         } else {

@@ -201,9 +201,20 @@ fn clap_error(err: clap::Error) -> ExitCode {
             let message = message.strip_prefix("error: ").unwrap_or(&message);
             // The message repeats what was typed: control characters escaped, a huge value cut.
             let message = kalah::text::escape_within(message, MAX_CLAP_MESSAGE);
+            // clap's suggestion (a close option or subcommand) comes after the first blank line.
+            use clap::error::{ContextKind, ContextValue};
+            let suggested = [ContextKind::SuggestedArg, ContextKind::SuggestedSubcommand]
+                .into_iter()
+                .find_map(|kind| match err.get(kind) {
+                    Some(ContextValue::String(s)) => Some(s.clone()),
+                    Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join("` or `")),
+                    _ => None,
+                })
+                .map(|s| format!("; did you mean `{}`?", kalah::text::escape_within(&s, 80)))
+                .unwrap_or_default();
             // The help of the command the error is about: the subcommands on the command line.
             let command = command_path(std::env::args_os().skip(1));
-            eprintln!("kalah: {message} (see {command} --help)");
+            eprintln!("kalah: {message}{suggested} (see {command} --help)");
             ExitCode::from(2)
         }
     }

@@ -50,9 +50,11 @@ use super::db_choice::DbChoice;
 #[derive(Args, Debug)]
 #[command(long_about)]
 pub struct ServeArgs {
-    /// Address and port to listen on; port 0 picks a free one (the first line on stdout names
-    /// it). Listening beyond 127.0.0.1 serves other machines: put a reverse proxy in front.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9000")]
+    /// Address and port to listen on (`127.0.0.1:9000`, `[::1]:9000`, `localhost:9000`: a
+    /// host name is looked up, its first address taken); port 0 picks a free one (the first
+    /// line on stdout names it). Listening beyond 127.0.0.1 serves other machines: put a
+    /// reverse proxy in front.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9000", value_parser = bind_address)]
     bind: SocketAddr,
 
     #[command(flatten)]
@@ -351,4 +353,32 @@ fn write_line(mut line: String) {
     line.push('\n');
     // A log that cannot be written (its reader gone) is no reason to stop serving.
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// `--bind`: an address and port, or a host name and port (looked up; the first address,
+/// IPv4 first, taken).
+fn bind_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err("expected ADDRESS:PORT, such as 127.0.0.1:9000 or localhost:9000".into());
+    };
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("the port '{port}' is not a number from 0 to 65535"))?;
+    if host.is_empty() || host.len() > 253 {
+        return Err("expected ADDRESS:PORT, such as 127.0.0.1:9000 or localhost:9000".into());
+    }
+    use std::net::ToSocketAddrs;
+    let found: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot look up the host '{host}': {e}"))?
+        .collect();
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(found.first())
+        .copied()
+        .ok_or_else(|| format!("the host '{host}' has no address"))
 }
