@@ -506,17 +506,32 @@ fn solve(
         }),
         ..SolverConfig::default()
     };
-    let mut solver = Solver::new(houses, rules, config).map_err(solve_error)?;
-    if let Some(levels) = levels {
-        solver = solver.with_tablebase(levels).map_err(solve_error)?;
-    }
-    if let Some(t) = time_limit {
-        solver.set_deadline(Some(Instant::now() + Duration::from_secs_f64(t)));
-    }
+    // The solver (its table: gigabytes for a large board, seconds to allocate) is made on the
+    // work's thread, so that Ctrl-C is seen while it is made; a cancel before it exists is
+    // kept in `stop` and heeded as soon as it does.
+    let stop = AtomicBool::new(false);
+    let made: std::sync::OnceLock<Solver> = std::sync::OnceLock::new();
+    let deadline = time_limit.map(|t| Instant::now() + Duration::from_secs_f64(t));
     let result = interruptible(
         py,
-        || with_position!(p, q => solver.analyze(&q, true, &mut |_| {})),
-        &|| solver.cancel(),
+        || -> Result<kalah::Analysis, SolveError> {
+            let mut solver = Solver::new(houses, rules, config)?;
+            if let Some(levels) = levels {
+                solver = solver.with_tablebase(levels)?;
+            }
+            solver.set_deadline(deadline);
+            let solver = made.get_or_init(|| solver);
+            if stop.load(Ordering::SeqCst) {
+                solver.cancel();
+            }
+            with_position!(p, q => solver.analyze(&q, true, &mut |_| {}))
+        },
+        &|| {
+            stop.store(true, Ordering::SeqCst);
+            if let Some(solver) = made.get() {
+                solver.cancel();
+            }
+        },
         &mut |_| Ok(()),
     )?;
     let a = result.map_err(solve_error)?;
