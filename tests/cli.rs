@@ -804,7 +804,7 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{rest}");
     assert!(
-        rest.contains("interrupted: saving the table first"),
+        rest.contains("interrupted after") && rest.contains("saving the table first"),
         "{rest}"
     );
     assert!(rest.contains("the same command resumes from it"), "{rest}");
@@ -1531,4 +1531,35 @@ fn usage_errors_suggest_what_was_meant() {
     // --bind takes a host name.
     let err = said(&["serve", "--bind", "localhost:99999"]);
     assert!(err.contains("port"), "{err}");
+}
+
+#[test]
+fn ctrl_c_of_a_solve_says_what_it_searched() {
+    let child = cli_common::command()
+        .args([
+            "solve",
+            "-m",
+            "6",
+            "-n",
+            "5",
+            "--no-db",
+            "--memory-db",
+            "off",
+        ])
+        .args(["--tt-mb", "16", "--threads", "1", "--long"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    cli_common::interrupt(&child);
+    let out = cli_common::wait_within(child, std::time::Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("interrupted after") && err.contains("no value"),
+        "{err}"
+    );
+    assert!(!err.contains("saving the table"), "{err}");
+    assert!(out.stdout.is_empty());
 }

@@ -821,3 +821,44 @@ fn an_engine_thinking_is_never_silent_in_a_log() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ctrl_c_says_where_the_game_is() {
+    use std::io::Write;
+    let dir = fresh_dir("play-ctrl-c");
+    let record = dir.join("g.txt");
+    for with_record in [true, false] {
+        let mut cmd = cli_common::command();
+        cmd.current_dir(&dir)
+            .args(["play", "-m", "4", "-n", "3", "--north", "random"]);
+        if with_record {
+            cmd.args(["--record", record.to_str().unwrap()]);
+        }
+        let mut child = cmd
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // One move, then Ctrl-C at the prompt.
+        child.stdin.as_mut().unwrap().write_all(b"2\n").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        cli_common::interrupt(&child);
+        // Its input stays open until it has answered (closing it would end the game first).
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        if with_record {
+            assert!(
+                err.contains("the game so far is in") && err.contains("--resume"),
+                "{err}"
+            );
+            let text = std::fs::read_to_string(&record).unwrap();
+            assert!(text.contains("south 2"), "{text}");
+        } else {
+            assert!(err.contains("not saved"), "{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

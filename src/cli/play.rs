@@ -233,6 +233,28 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
             if n == 1 { "" } else { "s" }
         );
     }
+    // Ctrl-C (or SIGTERM) at any moment: say where the game is, then stop (exit code 130).
+    // The record is written whole after every move, so what it holds is the game so far.
+    let saved_to = session.record.as_ref().map(|r| r.path().to_owned());
+    kalah::catch_interrupt();
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            if kalah::interrupted() {
+                match &saved_to {
+                    Some(path) => eprintln!(
+                        "\ninterrupted: the game so far is in {} (kalah play --resume {} goes on with it)",
+                        path.display(),
+                        path.display()
+                    ),
+                    None => eprintln!(
+                        "\ninterrupted: the game is not saved (type `quit` to stop and save it, or give --record FILE)"
+                    ),
+                }
+                std::process::exit(130);
+            }
+        }
+    });
     let finished = session.play(&mut players)?;
     match (&session.record, finished) {
         // Saved after every move already.

@@ -37,6 +37,9 @@ pub fn with_progress<L: Lanes, T>(
     work: impl FnOnce(&mut dyn FnMut(&kalah::Progress)) -> T,
 ) -> (T, Duration, u64) {
     let nodes_before = solver.nodes();
+    // Ctrl-C or SIGTERM from here on is answered by the ticker below: a line that says what
+    // was searched (and the table saved, with --table-file), exit code 130.
+    kalah::catch_interrupt();
     let indicator = Indicator::spinner("solving", "nodes");
     let started = Instant::now();
     let stores = p.store_difference();
@@ -48,7 +51,15 @@ pub fn with_progress<L: Lanes, T>(
                 indicator.set_done(solver.nodes() - nodes_before);
                 if kalah::interrupted() {
                     indicator.suspend(|| {
-                        eprintln!("interrupted: saving the table first");
+                        let searched = solver.nodes() - nodes_before;
+                        if table.table_file.is_none() {
+                            eprintln!(
+                                "interrupted after {searched} nodes in {:.1} s: no value (--table-file FILE keeps what a search found for the next run)",
+                                started.elapsed().as_secs_f64()
+                            );
+                        } else {
+                            eprintln!("interrupted after {searched} nodes: saving the table first");
+                        }
                         if let Some(line) = table.save(solver) {
                             match table.check_saved() {
                                 Ok(()) => eprintln!("{line}; the same command resumes from it"),
@@ -66,14 +77,22 @@ pub fn with_progress<L: Lanes, T>(
                 std::thread::park_timeout(Duration::from_millis(200));
             }
         });
+        // A depth-limited step only estimates the value (the game goes on past its horizon);
+        // the exact search's bounds are proven. The two are never written alike.
         let mut on_step = |s: &kalah::Progress| {
-            let depth = s
-                .depth
-                .map_or("exact search".to_owned(), |d| format!("depth {d}"));
-            let bounds = format!("value in [{}, {}]", stores + s.lower, stores + s.upper);
-            indicator.set_message(format!("{depth}: {bounds}"));
+            let (lower, upper) = (stores + s.lower, stores + s.upper);
+            let range = if lower == upper {
+                format!("{lower:+}")
+            } else {
+                format!("in [{lower:+}, {upper:+}]")
+            };
+            let what = match s.depth {
+                Some(d) => format!("depth {d}: estimate {range} (not proven)"),
+                None => format!("exact search: proven value {range}"),
+            };
+            indicator.set_message(what.clone());
             indicator.note(format!(
-                "  {depth}: {bounds} for the side to move, {} nodes, {:.1} s",
+                "  {what} for the side to move, {} nodes, {:.1} s",
                 s.nodes,
                 s.elapsed.as_secs_f64()
             ));

@@ -149,6 +149,15 @@ pub fn terminate(child: &std::process::Child) {
     assert!(sent.success(), "kill -TERM {}", child.id());
 }
 
+/// Sends SIGINT (Ctrl-C) to `child` with kill(1), asserting it was sent.
+pub fn interrupt(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill(1) runs");
+    assert!(sent.success(), "kill -INT {}", child.id());
+}
+
 /// Waits for `child` to end, with its output; kills it, and fails the test, after `limit`
 /// (so that a regression that hangs fails instead of stalling the tests).
 pub fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> Output {
