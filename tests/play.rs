@@ -720,12 +720,15 @@ fn a_second_game_on_the_same_record_is_refused_while_the_first_runs() {
 #[test]
 fn a_hint_beyond_exact_reach_is_the_engines_estimate() {
     let dir = fresh_dir("play-hint-estimate");
-    // Kalah(6,4): 48 seeds, more than --hint-seeds solves; awari-basic: no exact solver;
-    // mankalah's first sowing: not the solver's rules. Each gets a marked estimate.
+    // Kalah(6,3): 36 seeds, more than --hint-seeds solves, and no opening book (the start of
+    // Kalah(6,4) is in the shipped book); awari-basic: no exact solver; mankalah's first
+    // sowing: not the solver's rules. Each gets a marked estimate.
     for rules in ["standard", "awari-basic", "mankalah"] {
         let out = play_in(
             &dir,
             &[
+                "-n",
+                "3",
                 "--rules",
                 rules,
                 "--north",
@@ -861,4 +864,15 @@ fn ctrl_c_says_where_the_game_is() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_hint_at_the_start_of_kalah_6_4_comes_from_the_book() {
+    let out =
+        cli_common::kalah_with_input(&["play", "-m", "6", "-n", "4", "--no-db"], "hint\nquit\n");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("3:+8") && text.contains("(from the opening books)"),
+        "{text}"
+    );
 }

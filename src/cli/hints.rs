@@ -1,5 +1,6 @@
 //! `hint` in `kalah play`: the exact value of every legal move when the position is small
-//! enough (or in the databases), the anytime engine's estimate otherwise.
+//! enough (or in the databases, or the opening books), the anytime engine's estimate
+//! otherwise.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -18,6 +19,9 @@ use super::thinking::thought_text;
 /// engine's estimate otherwise.
 pub struct Hints {
     db: Option<Arc<Tablebase>>,
+    /// The opening books (the shipped ones and the database directory's ledgers), read at the
+    /// first hint above the levels.
+    book: Option<kalah::book::Book>,
     solver: Option<Solver>,
     threads: usize,
     /// The most seeds on the board solved exactly.
@@ -34,6 +38,7 @@ impl Hints {
     pub fn new(db: Option<Arc<Tablebase>>, threads: usize, limit: u32, time: Duration) -> Hints {
         Hints {
             db,
+            book: None,
             solver: None,
             threads,
             limit,
@@ -65,6 +70,23 @@ impl Hints {
                 // A damaged database: say so, never guess.
                 Err(e) => return format!("no hint: {e}"),
             }
+        }
+        // The opening books answer at once where they prove every move's value.
+        if self.book.is_none() {
+            let game = with_position!(pos, p => kalah::book::game_of(&p));
+            let dir = self.db.as_ref().map(|d| d.dir().to_path_buf());
+            match kalah::book::Book::open(true, Some(game), dir.as_deref()) {
+                Ok(book) => self.book = Some(book),
+                Err(e) => return format!("no hint: cannot read the opening books: {e}"),
+            }
+        }
+        let book = self.book.as_ref().expect("just read");
+        match with_position!(pos, p => book.analyze(&p, self.db.as_deref())) {
+            Ok(Some(found)) => {
+                return format!("{} (from the opening books)", describe(&found.analysis));
+            }
+            Ok(None) => {}
+            Err(e) => return format!("no hint: {e}"),
         }
         let seeds = state.seeds_on_board();
         if seeds > self.limit {

@@ -462,10 +462,16 @@ fn print_replay(
                         d.dir().display()
                     )
                 });
+            let books = if args.book.no_book {
+                ""
+            } else {
+                "is answered by the opening books (shipped, and the database directory's \
+                 ledgers; --no-book reads none) or "
+            };
             println!(
                 "values: final store differences for the mover under perfect play, stores \
-                 included; a sowing is valued when its position {db}has at most {solve_seeds} \
-                 seeds on the board{}",
+                 included; a sowing is valued when its position {db}{books}has at most \
+                 {solve_seeds} seeds on the board{}",
                 if args.no_estimates {
                     ""
                 } else {
