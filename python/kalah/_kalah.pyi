@@ -67,7 +67,7 @@ class Solution:
     pv: list[str]
     """A perfect game to the end, one turn a string (``"3-6"``: 3, then 6 after the extra turn)."""
     to_move: Optional[Side]
-    source: Literal["database", "search"]
+    source: Literal["database", "ledger", "search"]
 
 def solve(
     position: Position,
@@ -77,8 +77,14 @@ def solve(
     db: Union[None, bool, str, PathLike[str]] = None,
     time_limit: Optional[float] = None,
     tt_mb: Optional[int] = None,
+    book: bool = True,
 ) -> Solution:
     """Solves ``position`` exactly: its value, every move's value, a perfect line.
+
+    ``book``: answer at once (``source == "ledger"``) where the opening books prove every
+    move's value: the books built into kalah (Kalah(6,4) and (6,5), both rules) and the
+    checked ledgers of the database directory, as ``kalah query`` reads them; ``False``
+    searches instead. The perfect line then goes as far as the books and levels know it.
 
     ``db``: ``None`` uses the database home's levels for this board if it has any, a path
     those of that directory (an error if it has none), ``False`` none. ``threads``: all cores by

@@ -456,7 +456,7 @@ fn open_levels(
 
 /// Solves `position` exactly (see the stub for the arguments).
 #[pyfunction]
-#[pyo3(signature = (position, *, rules = None, threads = None, db = None, time_limit = None, tt_mb = None))]
+#[pyo3(signature = (position, *, rules = None, threads = None, db = None, time_limit = None, tt_mb = None, book = true))]
 #[allow(clippy::too_many_arguments)]
 fn solve(
     py: Python<'_>,
@@ -466,6 +466,7 @@ fn solve(
     db: Option<&Bound<'_, PyAny>>,
     time_limit: Option<f64>,
     tt_mb: Option<usize>,
+    book: bool,
 ) -> PyResult<Solution> {
     let given = db.is_some_and(|x| !x.is_instance_of::<pyo3::types::PyBool>());
     let dir = db_dir(db)?;
@@ -497,6 +498,24 @@ fn solve(
     if let Some(levels) = &levels {
         if let Some(a) = with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
             return solution(py, &a, "database");
+        }
+    }
+    // Or by the opening books: the shipped ones, and the checked ledgers of the directory
+    // (as `kalah query` reads them).
+    if book {
+        let game = with_position!(p, q => kalah::book::game_of(&q));
+        let books = kalah::book::Book::open(true, Some(game), dir.as_deref()).map_err(|e| {
+            PyValueError::new_err(format!(
+                "cannot read the opening books: {e} (book=False searches without them)"
+            ))
+        })?;
+        let found = with_position!(p, q => books.analyze(&q, levels.as_deref())).map_err(|e| {
+            PyValueError::new_err(format!(
+                "cannot answer from the opening books: {e} (book=False searches without them)"
+            ))
+        })?;
+        if let Some(found) = found {
+            return solution(py, &found.analysis, "ledger");
         }
     }
     let config = SolverConfig {

@@ -346,3 +346,13 @@ def test_a_start_out_of_range_is_one_error():
         with pytest.raises(ValueError, match=words) as e:
             kalah.Position.start(houses, seeds)
         assert ";" not in str(e.value), str(e.value)
+
+
+def test_solve_answers_the_shipped_books_at_once():
+    import time
+
+    t = time.monotonic()
+    s = kalah.solve(kalah.Position.start(6, 4), db=False)
+    assert s.source == "ledger" and s.value == 8 and s.best == [3], s
+    assert time.monotonic() - t < 5
+    assert kalah.solve(kalah.Position.start(3, 2), db=False, book=False).source == "search"
