@@ -307,6 +307,22 @@ pub fn build_in_memory(
             Some(*sum)
         }))
         .collect();
+    // A build worth minutes and gigabytes is said before it starts, with how to keep it.
+    let entries = starts[top as usize + 1];
+    if entries >= 100_000_000 {
+        eprintln!(
+            "building the endgame levels 0..={top} of {houses} houses, {rules} rules, in \
+             memory first ({} entries, about {:.1} GB, kept for this run only; \
+             `kalah db build --houses {houses} --max-seeds {top}{}` keeps them on disk)",
+            super::human::human_count(entries),
+            entries as f64 * 1.2 / 1e9,
+            if rules == Rules::Standard {
+                String::new()
+            } else {
+                format!(" --rules {rules}")
+            }
+        );
+    }
     let indicator = Indicator::bar(
         format!("levels 0..={top} in memory"),
         starts[top as usize + 1],
