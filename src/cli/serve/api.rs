@@ -353,15 +353,17 @@ async fn answer(
         match tokio::time::timeout_at(deadline.into(), api.free.clone().acquire_owned()).await {
             Ok(Ok(permit)) => permit,
             _ => {
+                let mut body = json!({
+                    "error": "every search slot stayed busy for the whole time budget: try \
+                              again later",
+                    "reason": "busy",
+                    "budget_ms": api.budget.as_millis() as u64,
+                    "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
+                });
+                body["board"]["db_max_seeds"] = json!(db.as_deref().map(Tablebase::max_level));
                 return Failure {
                     status: StatusCode::SERVICE_UNAVAILABLE,
-                    body: json!({
-                        "error": "every search slot stayed busy for the whole time budget: try \
-                                  again later",
-                        "reason": "busy",
-                        "budget_ms": api.budget.as_millis() as u64,
-                        "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
-                    }),
+                    body,
                 }
                 .into_response();
             }
@@ -399,6 +401,8 @@ async fn answer(
                 "budget_ms": api.budget.as_millis() as u64,
                 "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
             });
+            // The levels that were read (the explorer says what answered, or would have).
+            body["board"]["db_max_seeds"] = json!(db.as_deref().map(Tablebase::max_level));
             // What the ledgers prove is still worth showing.
             if let Some(b) = bounds {
                 body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
