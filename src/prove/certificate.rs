@@ -207,6 +207,13 @@ impl Checks {
             }
             Err(e) => return Err(io(e)),
         };
+        let len = file.metadata().map_err(io)?.len();
+        if len > crate::prove::ledger::MAX_LEDGER_BYTES {
+            return Err(io(std::io::Error::other(format!(
+                "{len} bytes, more than the {} GiB a checks file may be",
+                crate::prove::ledger::MAX_LEDGER_BYTES >> 30
+            ))));
+        }
         read_lines(BufReader::new(file), path, 0, |text, at| {
             if !text.trim().is_empty() {
                 let check =
