@@ -883,31 +883,24 @@ fn check_all_records_every_fact_checked_resumes_and_names_a_wrong_one() {
     assert_eq!(code, Some(2), "{err}");
     assert!(!dir.0.join("book.checks.jsonl").exists());
     // Two checks, then the rest: the second run resumes from the checks file.
-    let (code, out, err) = run_kalah(&[
-        "prove",
-        "--check",
-        l,
-        "--all",
-        "--by",
-        "alphabeta",
-        "--jobs",
-        "2",
-        "--json",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let end: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let check_all = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "prove",
+            "--check",
+            l,
+            "--all",
+            "--by",
+            "alphabeta",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run_kalah(&args);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str(out.lines().last().unwrap()).unwrap()
+    };
+    let end = check_all(&["--jobs", "2"]);
     assert_eq!(end["checks_run"], 2, "{end}");
-    let (code, out, err) = run_kalah(&[
-        "prove",
-        "--check",
-        l,
-        "--all",
-        "--by",
-        "alphabeta",
-        "--json",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let end: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let end = check_all(&[]);
     assert_eq!(end["checks_run"].as_u64(), Some(facts as u64 - 2), "{end}");
     assert_eq!(end["unchecked"], 0, "{end}");
     let checks = dir.0.join("book.checks.jsonl");

@@ -144,6 +144,20 @@ struct Source {
 /// Kalah(6,6) campaign's is 0.4 MB after 17 CPU-hours).
 pub const MAX_LEDGER_BYTES: u64 = 1 << 30;
 
+/// The fact of one line read at `at`: none for a blank line, an error naming the line for one
+/// that is not a fact.
+fn parse_line(text: &str, at: &Origin) -> Result<Option<Fact>, LedgerError> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    Fact::from_line(text)
+        .map(Some)
+        .map_err(|e| LedgerError::Garbled {
+            at: at.clone(),
+            why: e.0,
+        })
+}
+
 /// The device and inode of an open file, where the OS says.
 fn file_id(file: &File) -> Option<(u64, u64)> {
     #[cfg(unix)]
@@ -247,18 +261,9 @@ impl Ledger {
                 .filter(|(_, at)| at.file == path)
                 .map(|(f, _)| f.to_line())
                 .collect();
-            read_lines(reader, &path, 0, |text, at| {
-                if text.trim().is_empty() {
-                    return Ok(());
-                }
-                let fact = Fact::from_line(text).map_err(|e| LedgerError::Garbled {
-                    at: at.clone(),
-                    why: e.0,
-                })?;
-                if known.contains(&fact.to_line()) {
-                    return Ok(());
-                }
-                self.add(fact, at)
+            read_lines(reader, &path, 0, |text, at| match parse_line(text, &at)? {
+                Some(fact) if !known.contains(&fact.to_line()) => self.add(fact, at),
+                _ => Ok(()),
             })?
         } else {
             read_lines(reader, &path, first, |text, at| self.add_line(text, at))?
@@ -287,14 +292,10 @@ impl Ledger {
 
     /// Adds the fact of one line read at `at` (a blank line holds none).
     fn add_line(&mut self, text: &str, at: Origin) -> Result<(), LedgerError> {
-        if text.trim().is_empty() {
-            return Ok(());
+        match parse_line(text, &at)? {
+            Some(fact) => self.add(fact, at),
+            None => Ok(()),
         }
-        let fact = Fact::from_line(text).map_err(|e| LedgerError::Garbled {
-            at: at.clone(),
-            why: e.0,
-        })?;
-        self.add(fact, at)
     }
 
     /// Adds a fact read at `at`, checked against the facts about the same board.

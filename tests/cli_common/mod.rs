@@ -142,20 +142,21 @@ pub fn kalah_with_input(args: &[&str], input: &str) -> Output {
 
 /// Sends SIGTERM to `child` (with kill(1), so that no test needs libc), asserting it was sent.
 pub fn terminate(child: &std::process::Child) {
+    signal(child, "TERM");
+}
+
+/// Sends the signal named `name` (`TERM`, `INT`) to `child` with kill(1), asserting it was sent.
+fn signal(child: &std::process::Child, name: &str) {
     let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([&format!("-{name}"), &child.id().to_string()])
         .status()
         .expect("kill(1) runs");
-    assert!(sent.success(), "kill -TERM {}", child.id());
+    assert!(sent.success(), "kill -{name} {}", child.id());
 }
 
 /// Sends SIGINT (Ctrl-C) to `child` with kill(1), asserting it was sent.
 pub fn interrupt(child: &std::process::Child) {
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill(1) runs");
-    assert!(sent.success(), "kill -INT {}", child.id());
+    signal(child, "INT");
 }
 
 /// Waits for `child` to end, with its output; kills it, and fails the test, after `limit`

@@ -271,11 +271,8 @@ fn certify_loop(
             let Some(check) = check_one(args, paths, &fact, &origin, solvers, &mut no_path)? else {
                 continue;
             };
-            writer
-                .append_lines(&[check.to_line()])
-                .map_err(ledger_error)?;
             ran += 1;
-            say_check(args, ran, &check, todo.len() - k - 1);
+            record(args, writer, ran, &check, todo.len() - k - 1)?;
             let holds = check.holds;
             checks.add(check);
             if !holds {
@@ -338,6 +335,21 @@ fn check_one(
         cpu_s,
         fact_at: origin.to_string(),
     }))
+}
+
+/// Appends `check`, the `ran`th, to the checks file and says so ([`say_check`]).
+fn record(
+    args: &ProveArgs,
+    writer: &mut LedgerWriter,
+    ran: u64,
+    check: &Check,
+    left: usize,
+) -> Result<(), CliError> {
+    writer
+        .append_lines(&[check.to_line()])
+        .map_err(ledger_error)?;
+    say_check(args, ran, check, left);
+    Ok(())
 }
 
 /// The line (or JSON object) of the `ran`th check, `left` more to run.
@@ -445,11 +457,8 @@ fn check_every_fact(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
                 else {
                     continue;
                 };
-                writer
-                    .append_lines(&[check.to_line()])
-                    .map_err(ledger_error)?;
                 ran += 1;
-                say_check(args, ran, &check, todo.len() - k - 1);
+                record(args, &mut writer, ran, &check, todo.len() - k - 1)?;
                 if check.holds {
                     held += 1;
                 } else {
