@@ -313,10 +313,16 @@ fn print_build(
 /// Above this many bytes to write, a build states its cost and asks first (unless --yes).
 const ASK_ABOVE_BYTES: u64 = 1_000_000_000;
 
-/// Entries a second that one build thread writes, for the estimate of a build's time: the
-/// 6-house levels 0..24 (1.25·10⁹ entries) took 144-172 s on 2 threads of an AMD EPYC,
-/// about 4 million entries a second a thread. Small levels go faster.
-const BUILD_ENTRIES_PER_THREAD_SECOND: f64 = 4e6;
+/// Entries a second that one build thread writes in a level of up to
+/// [`BUILD_FAST_ENTRIES`] entries, for the estimate of a build's time; larger levels go slower,
+/// as (BUILD_FAST_ENTRIES / entries)^0.6 (their working set leaves the caches). Fitted to the
+/// 6-house build of 2026-11-27 on 2 threads of an AMD EPYC (levels 0..32 in 3179 s): 11-15 M
+/// entries a thread-second up to level 24 (0..24: 52 s), 6.8 at level 26, 4.3 at 28, 3.6 at
+/// 30, 2.2 at 32; the model says 7.6, 5.1, 3.5, 2.4.
+const BUILD_ENTRIES_PER_THREAD_SECOND: f64 = 12e6;
+
+/// The level size past which a build slows down (see [`BUILD_ENTRIES_PER_THREAD_SECOND`]).
+const BUILD_FAST_ENTRIES: f64 = 4e8;
 
 /// What building levels `0..=args.max_seeds` into `dir` would write (the levels not there yet).
 fn build_cost(args: &BuildArgs, dir: &Path) -> Result<kalah::db::BuildCost, CliError> {
@@ -324,9 +330,17 @@ fn build_cost(args: &BuildArgs, dir: &Path) -> Result<kalah::db::BuildCost, CliE
         .map_err(|e| CliError::input(format!("cannot build the database: {e}")))
 }
 
-/// The time a build of `entries` entries on `threads` threads is estimated to take.
-fn estimated_time(entries: u64, threads: usize) -> String {
-    let seconds = entries as f64 / (BUILD_ENTRIES_PER_THREAD_SECOND * threads as f64);
+/// The time a build of the levels `levels` of `houses` houses on `threads` threads is
+/// estimated to take (see [`BUILD_ENTRIES_PER_THREAD_SECOND`]).
+fn estimated_time(houses: usize, levels: &[u32], threads: usize) -> String {
+    let seconds: f64 = levels
+        .iter()
+        .map(|&k| {
+            let entries = kalah::db::level_len(houses, k) as f64;
+            let slowdown = (BUILD_FAST_ENTRIES / entries.max(1.0)).min(1.0).powf(0.6);
+            entries / (BUILD_ENTRIES_PER_THREAD_SECOND * slowdown * threads as f64)
+        })
+        .sum();
     human_duration(Duration::from_secs_f64(seconds))
 }
 
@@ -351,7 +365,7 @@ fn dry_run(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError>
         cost.entries,
         cost.bytes,
         human_bytes(cost.bytes),
-        estimated_time(cost.entries, threads),
+        estimated_time(args.houses, &cost.levels, threads),
         if threads == 1 { "" } else { "s" }
     );
     Ok(())
@@ -387,7 +401,7 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
         dir.display(),
         human_bytes(cost.bytes),
         free.map_or("unknown space".to_owned(), human_bytes),
-        estimated_time(cost.entries, threads),
+        estimated_time(args.houses, &cost.levels, threads),
         if threads == 1 { "" } else { "s" }
     );
     eprint!("Build it? [y/N] ");
