@@ -238,7 +238,10 @@ impl BuildDisplay {
             let seconds = p.elapsed.as_secs_f64();
             if above > 0 && p.done > 0 && seconds > 1.0 {
                 let eta = Duration::from_secs_f64(left as f64 * seconds / p.done as f64);
-                indicator.set_message(format!("all levels: eta {}+", human_duration(eta)));
+                indicator.set_message(format!(
+                    "all levels: at least {} more (larger levels go slower)",
+                    human_duration(eta)
+                ));
             }
         }
     }
