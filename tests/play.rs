@@ -868,8 +868,9 @@ fn ctrl_c_says_where_the_game_is() {
 
 #[test]
 fn a_hint_at_the_start_of_kalah_6_4_comes_from_the_book() {
-    let out =
-        cli_common::kalah_with_input(&["play", "-m", "6", "-n", "4", "--no-db"], "hint\nquit\n");
+    // In a directory of its own: `quit` saves the game there.
+    let dir = fresh_dir("play-hint-book");
+    let out = play_in(&dir, &["-m", "6", "-n", "4", "--no-db"], "hint\nquit\n");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("3:+8") && text.contains("(from the opening books)"),
