@@ -96,6 +96,15 @@ impl Rules {
     /// Every rule set, in the order the CLI lists them.
     pub const ALL: [Rules; 2] = [Rules::Standard, Rules::EmptyCapture];
 
+    /// The option that names the rule set in a kalah command: nothing for the default
+    /// standard rules, ` --rules empty-capture` otherwise (for the commands messages suggest).
+    pub fn option(self) -> &'static str {
+        match self {
+            Rules::Standard => "",
+            Rules::EmptyCapture => " --rules empty-capture",
+        }
+    }
+
     /// The byte that stands for the rule set in the files (database levels, table files).
     pub fn code(self) -> u8 {
         match self {

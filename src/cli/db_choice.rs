@@ -178,11 +178,7 @@ impl DbChoice {
                 "no endgame database for {houses} houses, {rules} rules in {} (`kalah db build \
                  --houses {houses} --max-seeds K{}` makes one)",
                 home.display(),
-                if rules == Rules::Standard {
-                    String::new()
-                } else {
-                    format!(" --rules {rules}")
-                }
+                rules.option()
             ),
         }
     }

@@ -223,11 +223,7 @@ impl SearchArgs {
         let levels = top.map_or("no endgame levels".to_owned(), |t| {
             format!("the levels 0..{t}")
         });
-        let rules_flag = if rules == Rules::Standard {
-            ""
-        } else {
-            " --rules empty-capture"
-        };
+        let rules_flag = rules.option();
         let message = format!(
             "this search would take about {} on {} threads ({} nodes by the cost model: \
              {seeds} seeds on the board, {levels}; a rough model, off by ten either way). A \
@@ -316,11 +312,7 @@ pub fn build_in_memory(
              `kalah db build --houses {houses} --max-seeds {top}{}` keeps them on disk)",
             super::human::human_count(entries),
             entries as f64 * 1.2 / 1e9,
-            if rules == Rules::Standard {
-                String::new()
-            } else {
-                format!(" --rules {rules}")
-            }
+            rules.option()
         );
     }
     let indicator = Indicator::bar(

@@ -141,11 +141,7 @@ impl Tablebase {
             return Err(DbError::Unsupported(format!(
                 "{} holds the levels 0..={highest} for {houses} houses, {rules} rules, not up to {top}: build them with `kalah db build --houses {houses} --max-seeds {top}{}`, or use at most --max-level {highest}",
                 dir.display(),
-                if rules == Rules::Standard {
-                    String::new()
-                } else {
-                    format!(" --rules {rules}")
-                }
+                rules.option()
             )));
         }
         for k in 0..=top {
