@@ -157,6 +157,13 @@ pub struct Claimed {
     pub bounds: Bounds,
 }
 
+impl Claimed {
+    /// Whether `value` (stores included, for the side to move) agrees with the claim.
+    pub fn holds(&self, value: i32) -> bool {
+        self.bounds.lower <= value && value <= self.bounds.upper
+    }
+}
+
 /// What the files read hold, fact by fact (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Trust {
@@ -229,15 +236,16 @@ impl Book {
     /// docs). A fact that contradicts another of the same kind is an error naming both.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        if size > MAX_BOOK_BYTES {
-            return Err(LedgerError::Io {
-                file: path.to_path_buf(),
-                error: std::io::Error::other(format!(
-                    "{size} bytes, more than the {} MiB a ledger read as a book may be (move it out of the database directory, or merge what it proves into a smaller one)",
-                    MAX_BOOK_BYTES >> 20
-                )),
-            });
-        }
+        crate::prove::ledger::within(
+            path,
+            size,
+            MAX_BOOK_BYTES,
+            &format!(
+                "the {} MiB a ledger read as a book may be (move it out of the database \
+                 directory, or merge what it proves into a smaller one)",
+                MAX_BOOK_BYTES >> 20
+            ),
+        )?;
         let mut own = Ledger::new();
         own.add_file(path)?;
         let mut checks = Checks::new();

@@ -114,12 +114,11 @@ pub fn print_analysis<L: Lanes>(
     };
     outln!(text, "value: {:+} ({verdict}), stores included", a.value);
     for c in &answer.claims {
-        let holds = c.bounds.lower <= a.value && a.value <= c.bounds.upper;
         outln!(
             text,
             "{}: {}",
             super::books::claim_text(c, super::books::value_range(p)),
-            if holds {
+            if c.holds(a.value) {
                 "agrees"
             } else {
                 "WRONG (the value above is the search's)"

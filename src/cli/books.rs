@@ -125,7 +125,7 @@ pub fn claim_json(c: &Claimed, value: Option<i32>) -> serde_json::Value {
         "lower": c.bounds.lower,
         "upper": c.bounds.upper,
         "checked": false,
-        "holds": value.map(|v| c.bounds.lower <= v && v <= c.bounds.upper),
+        "holds": value.map(|v| c.holds(v)),
     })
 }
 

@@ -361,14 +361,13 @@ fn bind_address(text: &str) -> Result<SocketAddr, String> {
     if let Ok(addr) = text.parse::<SocketAddr>() {
         return Ok(addr);
     }
-    let Some((host, port)) = text.rsplit_once(':') else {
-        return Err("expected ADDRESS:PORT, such as 127.0.0.1:9000 or localhost:9000".into());
-    };
+    let expected = || "expected ADDRESS:PORT, such as 127.0.0.1:9000 or localhost:9000".to_owned();
+    let (host, port) = text.rsplit_once(':').ok_or_else(expected)?;
     let port: u16 = port
         .parse()
         .map_err(|_| format!("the port '{port}' is not a number from 0 to 65535"))?;
     if host.is_empty() || host.len() > 253 {
-        return Err("expected ADDRESS:PORT, such as 127.0.0.1:9000 or localhost:9000".into());
+        return Err(expected());
     }
     use std::net::ToSocketAddrs;
     let found: Vec<SocketAddr> = (host, port)

@@ -46,7 +46,7 @@ use crate::fast_hash::FastMap;
 use crate::lanes::Narrow;
 use crate::position::{Move, Position};
 use crate::prove::fact::{Bounds, Fact, MAX_LINE};
-use crate::prove::ledger::{Ledger, LedgerError, read_lines};
+use crate::prove::ledger::{Ledger, LedgerError, MAX_LEDGER_BYTES, read_lines, within};
 use crate::prove::tree::{EdgeKind, Tree};
 use crate::prove::{MAX_TREE, ProveError};
 use crate::rules::Rules;
@@ -208,12 +208,12 @@ impl Checks {
             Err(e) => return Err(io(e)),
         };
         let len = file.metadata().map_err(io)?.len();
-        if len > crate::prove::ledger::MAX_LEDGER_BYTES {
-            return Err(io(std::io::Error::other(format!(
-                "{len} bytes, more than the {} GiB a checks file may be",
-                crate::prove::ledger::MAX_LEDGER_BYTES >> 30
-            ))));
-        }
+        within(
+            path,
+            len,
+            MAX_LEDGER_BYTES,
+            &format!("the {} GiB a checks file may be", MAX_LEDGER_BYTES >> 30),
+        )?;
         read_lines(BufReader::new(file), path, 0, |text, at| {
             if !text.trim().is_empty() {
                 let check =

@@ -144,6 +144,19 @@ struct Source {
 /// Kalah(6,6) campaign's is 0.4 MB after 17 CPU-hours).
 pub const MAX_LEDGER_BYTES: u64 = 1 << 30;
 
+/// An error naming `file` if its `len` bytes are more than `max` (`bound` says that bound for
+/// people): files read from the user are bounded, and a file past its bound is named before
+/// it is read.
+pub(crate) fn within(file: &Path, len: u64, max: u64, bound: &str) -> Result<(), LedgerError> {
+    if len <= max {
+        return Ok(());
+    }
+    Err(LedgerError::Io {
+        file: file.to_path_buf(),
+        error: std::io::Error::other(format!("{len} bytes, more than {bound}")),
+    })
+}
+
 /// The fact of one line read at `at`: none for a blank line, an error naming the line for one
 /// that is not a fact.
 fn parse_line(text: &str, at: &Origin) -> Result<Option<Fact>, LedgerError> {
@@ -222,13 +235,16 @@ impl Ledger {
             Err(e) => return Err(io(e)),
         };
         let len = file.metadata().map_err(io)?.len();
-        if len > MAX_LEDGER_BYTES {
-            return Err(io(std::io::Error::other(format!(
-                "{len} bytes, more than the {} GiB a ledger may be (some 3 million facts): split \
-                 it, or merge what it proves into a smaller one",
+        within(
+            &path,
+            len,
+            MAX_LEDGER_BYTES,
+            &format!(
+                "the {} GiB a ledger may be (some 3 million facts): split it, or merge what it \
+                 proves into a smaller one",
                 MAX_LEDGER_BYTES >> 30
-            ))));
-        }
+            ),
+        )?;
         let id = file_id(&file);
         let source = &self.sources[i];
         // Replaced under the reader (`git checkout`, `stash` or `pull`, a copy renamed over

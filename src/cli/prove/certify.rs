@@ -56,10 +56,7 @@ fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
         Some(root) => root,
         None => super::status::root_named(&ledger)?,
     };
-    let own = args
-        .checks
-        .clone()
-        .unwrap_or_else(|| certificate::checks_path(path));
+    let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
     let mut checks = read_checks(&own, &args.read_checks)?;
     let paths = Paths::new(args, root.houses_per_side(), root.rules())?;
@@ -391,10 +388,7 @@ pub fn check_all(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
 
 fn check_every_fact(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let ledger = read_ledgers(path, args)?;
-    let own = args
-        .checks
-        .clone()
-        .unwrap_or_else(|| certificate::checks_path(path));
+    let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
     let checks = read_checks(&own, &args.read_checks)?;
     let mut seen: HashSet<String> = HashSet::new();

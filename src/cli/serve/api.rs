@@ -353,19 +353,17 @@ async fn answer(
         match tokio::time::timeout_at(deadline.into(), api.free.clone().acquire_owned()).await {
             Ok(Ok(permit)) => permit,
             _ => {
-                let mut body = json!({
+                return Failure {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                body: json!({
                     "error": "every search slot stayed busy for the whole time budget: try \
                               again later",
                     "reason": "busy",
                     "budget_ms": api.budget.as_millis() as u64,
-                    "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
-                });
-                body["board"]["db_max_seeds"] = json!(db.as_deref().map(Tablebase::max_level));
-                return Failure {
-                    status: StatusCode::SERVICE_UNAVAILABLE,
-                    body,
-                }
-                .into_response();
+                    "board": kalah::with_position!(&pos, p => unsolved(p, variant, db.as_deref())),
+                }),
+            }
+            .into_response();
             }
         };
     let searched = {
@@ -399,10 +397,8 @@ async fn answer(
                 ),
                 "reason": "budget",
                 "budget_ms": api.budget.as_millis() as u64,
-                "board": kalah::with_position!(&pos, p => unsolved(p, variant)),
+                "board": kalah::with_position!(&pos, p => unsolved(p, variant, db.as_deref())),
             });
-            // The levels that were read (the explorer says what answered, or would have).
-            body["board"]["db_max_seeds"] = json!(db.as_deref().map(Tablebase::max_level));
             // What the ledgers prove is still worth showing.
             if let Some(b) = bounds {
                 body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
@@ -520,9 +516,11 @@ fn done(
 
 /// The position of a request that got no value (422, 503), as a 200 answer shows it but with
 /// no value: `value` null, each legal move (house order) with `after` and `extra_turn` and a
-/// null `value`, no best move, no perfect line. The explorer draws the board from it.
-fn unsolved<L: Lanes>(p: &Position<L>, variant: Option<Variant>) -> Value {
+/// null `value`, no best move, no perfect line, and `db_max_seeds`, the top level read for
+/// its board and rules (`db`). The explorer draws the board from it.
+fn unsolved<L: Lanes>(p: &Position<L>, variant: Option<Variant>, db: Option<&Tablebase>) -> Value {
     let mut out = super::super::args::header(p);
+    out["db_max_seeds"] = json!(db.map(Tablebase::max_level));
     out["variant"] = json!(variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds())));
     if let Some(v) = variant {
         out["seeds"] = v.seeds().into();
