@@ -110,12 +110,11 @@ pub fn physical_memory() -> Option<u64> {
 /// The memory this process may use for one large structure: half the physical memory, or
 /// half its address-space limit (`ulimit -v`) if that is less.
 pub fn memory_budget() -> Option<u64> {
-    let physical = memory::physical_memory();
-    let limit = memory::address_space_limit();
-    match (physical, limit) {
-        (Some(a), Some(b)) => Some(a.min(b) / 2),
-        (a, b) => a.or(b).map(|x| x / 2),
-    }
+    [memory::physical_memory(), memory::address_space_limit()]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|bytes| bytes / 2)
 }
 
 /// CPU time this process has used so far (user and system, all its threads), where the OS
