@@ -503,15 +503,21 @@ fn a_worker_killed_at_random_moments_resumes_to_the_same_value() {
     assert_eq!(status["position"], root.to_string());
 }
 
-#[test]
-fn a_ledger_replaced_under_its_writer_loses_no_fact() {
-    let dir = TempDir::new("prove", "replaced");
-    let root = start(4, 2, Rules::Standard);
-    let made = dir.0.join("made.jsonl");
+/// The facts of a campaign of `root` (1000 nodes a test) run in `dir`: at least `least` of
+/// them, to write into ledgers that are then replaced.
+fn campaign_facts(dir: &Path, root: Position<Narrow>, least: usize) -> Vec<Fact> {
+    let made = dir.join("made.jsonl");
     campaign(root, &made, 1_000, false);
     let text = std::fs::read_to_string(&made).unwrap();
     let facts: Vec<Fact> = text.lines().map(|l| Fact::from_line(l).unwrap()).collect();
-    assert!(facts.len() >= 4, "{text}");
+    assert!(facts.len() >= least, "{text}");
+    facts
+}
+
+#[test]
+fn a_ledger_replaced_under_its_writer_loses_no_fact() {
+    let dir = TempDir::new("prove", "replaced");
+    let facts = campaign_facts(&dir.0, start(4, 2, Rules::Standard), 4);
     let path = dir.0.join("ledger.jsonl");
     let mut writer = LedgerWriter::open(&path).unwrap();
     writer.append(&facts[0]).unwrap();
@@ -928,12 +934,7 @@ fn check_all_records_every_fact_checked_resumes_and_names_a_wrong_one() {
 #[test]
 fn a_reader_of_a_replaced_ledger_loses_nothing_and_never_calls_it_damaged() {
     let dir = TempDir::new("prove", "reader-replaced");
-    let root = start(4, 3, Rules::Standard);
-    let made = dir.0.join("made.jsonl");
-    campaign(root, &made, 1_000, false);
-    let text = std::fs::read_to_string(&made).unwrap();
-    let facts: Vec<Fact> = text.lines().map(|l| Fact::from_line(l).unwrap()).collect();
-    assert!(facts.len() >= 7, "{text}");
+    let facts = campaign_facts(&dir.0, start(4, 3, Rules::Standard), 7);
     let path = dir.0.join("w.jsonl");
     let mut writer = LedgerWriter::open(&path).unwrap();
     let mut ledger = Ledger::new();
