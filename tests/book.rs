@@ -582,6 +582,26 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
     assert_eq!(all.len(), 1168, "the Kalah(6,4) book to depth 4");
     let refused = kalah::book::positions_to(&root, 12, None, 1 << 20).unwrap_err();
     assert!(refused.bytes > 1 << 20 && refused.depth < 12, "{refused:?}");
+    // The estimate says it before counting: exact when the probe reaches the depth, else
+    // large rather than small (the growth slows deeper down), here by at most 4 times.
+    let exact = kalah::book::estimate(&root, 4, None, u64::MAX).unwrap();
+    assert!(exact.exact && exact.boards == 1168, "{exact:?}");
+    let small: Position<Narrow> =
+        Position::start(Variant::new(4, 3, Rules::Standard).unwrap()).unwrap();
+    for depth in [13, 16] {
+        let guess = kalah::book::estimate(&small, depth, None, u64::MAX).unwrap();
+        let boards = kalah::book::positions_to(&small, depth, None, u64::MAX)
+            .unwrap()
+            .len() as u64;
+        assert!(!guess.exact && guess.counted_to < depth, "{guess:?}");
+        assert!(
+            boards <= guess.boards && guess.boards <= 4 * boards,
+            "Kalah(4,3) to {depth}: {boards} boards, estimated {guess:?}"
+        );
+    }
+    let deep = kalah::book::estimate(&root, 16, None, u64::MAX).unwrap();
+    assert!(deep.bytes > 1 << 40 && deep.counted_to < 10, "{deep:?}");
+    assert!(kalah::book::estimate(&root, 16, None, 1 << 20).is_err());
     // The command says so under a 1 GB address-space limit (`ulimit -v`), exit 2, before the
     // memory runs out, and makes no ledger.
     let home = fresh_dir("book-memory");
@@ -596,6 +616,11 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("too large"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("about"),
+        "refused by the estimate: {}",
+        stderr(&out)
+    );
     assert!(!ledger.exists());
     let _ = std::fs::remove_dir_all(&home);
 }
