@@ -877,3 +877,50 @@ fn a_hint_at_the_start_of_kalah_6_4_comes_from_the_book() {
         "{text}"
     );
 }
+
+#[test]
+fn the_perfect_player_answers_from_the_opening_books_without_searching() {
+    use kalah::play::Thinking;
+    use std::sync::Arc;
+    // The shipped Kalah(6,4) book proves the start and each of its moves: the perfect player
+    // plays its lowest optimal move at once (0 nodes), where a search without levels takes
+    // tens of seconds.
+    let rules = Rules::Standard;
+    let book = kalah::book::Book::open(true, Some((6, rules, 48)), None).unwrap();
+    let start = Position::<Narrow>::start(kalah::Variant::new(6, 4, rules).unwrap()).unwrap();
+    let answer = book
+        .analyze(&start, None)
+        .unwrap()
+        .expect("the book proves the start");
+    let res = Resources {
+        threads: 1,
+        book: Some(Arc::new(book)),
+        ..Resources::default()
+    };
+    let game = Game::new(GameRules {
+        houses: 6,
+        seeds: 4,
+        rules: PlayRules::Kalah(rules),
+        pie: false,
+    });
+    let mut perfect = PlayerSpec::Perfect
+        .make(6, 4, PlayRules::Kalah(rules), &res)
+        .unwrap();
+    let mut seen = Vec::new();
+    let action = perfect
+        .choose_watched(&game, &mut |t| {
+            if let Thinking::Solving {
+                depth,
+                lower,
+                upper,
+                nodes,
+            } = t
+            {
+                seen.push((*depth, *lower, *upper, *nodes));
+            }
+        })
+        .unwrap();
+    assert_eq!(action, Action::Sow(answer.analysis.best[0]));
+    let v = answer.analysis.value;
+    assert_eq!(seen, vec![(None, v, v, 0)]);
+}

@@ -103,8 +103,12 @@ class Tablebase:
         """The top level (seeds on the board) held; ``DatabaseError`` if none."""
     def value(self, position: Position) -> Optional[int]:
         """The exact value for the side to move, stores included; ``None`` above the top level."""
-    def analyze(self, position: Position) -> Optional[Solution]:
-        """The value, every move's value and a perfect line; ``None`` above the top level."""
+    def analyze(self, position: Position, *, book: bool = True) -> Optional[Solution]:
+        """The value, every move's value and a perfect line: from the levels (``source``
+        ``"database"``), else from the opening books (``"ledger"``: the shipped ones and the
+        checked ledgers of the directory, as ``solve`` reads them; ``book=False`` reads none);
+        ``None`` where neither knows them. A board size the directory has no levels for is a
+        ``DatabaseError`` unless the books answer."""
     def values(self, boards: npt.ArrayLike, rules: Rules = "standard") -> npt.NDArray[np.int32]:
         """The values of many boards at once, in parallel and without the GIL.
 

@@ -15,7 +15,8 @@ houses 1..m, the opponent's store; ``action_mask`` marks the houses that hold se
 Rewards come at the end: +1, 0 or -1 (``reward="win"``, the default), or the final store
 difference (``reward="margin"``). Each agent's ``info``, when it is to move, holds ``value``
 (its exact value, stores included) and ``move_values`` (``{action: value}``) wherever the
-endgame databases or a search within ``budget`` seconds reach, else ``None`` and ``{}``: an
+endgame databases, the opening books (the shipped ones and the checked ledgers of the
+database directory) or a search within ``budget`` seconds reach, else ``None`` and ``{}``: an
 agent can be trained or graded against perfect play.
 
 Needs ``pettingzoo`` and ``gymnasium`` (``pip install pettingzoo``).
@@ -40,7 +41,7 @@ def env(**kwargs: Any) -> "KalahEnv":
 class KalahEnv(AECEnv):
     """Kalah(houses, seeds) under ``rules``; ``db`` as for ``kalah.solve`` (``None``: the
     database home's levels, if any; a path; ``False``: none); ``budget``: seconds a search
-    beyond the levels may take for ``info`` (0: no search)."""
+    beyond the levels and the books may take for ``info`` (0: no search)."""
 
     metadata = {"name": "kalah_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 

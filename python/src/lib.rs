@@ -561,11 +561,15 @@ fn solve(
 /// none for it).
 type Opened = HashMap<(usize, Rules), Option<Arc<Levels>>>;
 
+/// The opening books of each game (houses, rules, seeds in all), read on first use.
+type Books = HashMap<(usize, Rules, u32), Arc<kalah::book::Book>>;
+
 /// Endgame databases of a directory (see the stub).
 #[pyclass(module = "kalah")]
 struct Tablebase {
     dir: PathBuf,
     open: Mutex<Opened>,
+    books: Mutex<Books>,
 }
 
 impl Tablebase {
@@ -577,6 +581,23 @@ impl Tablebase {
         let found = open_levels(&self.dir, houses, rules, false)?;
         open.insert((houses, rules), found.clone());
         found.ok_or_else(|| self.none_for(houses, rules))
+    }
+
+    /// The opening books of `game`: the shipped ones and the checked ledgers of the directory
+    /// (as `kalah query` reads them).
+    fn books(&self, game: (usize, Rules, u32)) -> PyResult<Arc<kalah::book::Book>> {
+        let mut books = self.books.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = books.get(&game) {
+            return Ok(found.clone());
+        }
+        let found = kalah::book::Book::open(true, Some(game), Some(&self.dir)).map_err(|e| {
+            PyValueError::new_err(format!(
+                "cannot read the opening books: {e} (book=False reads the levels alone)"
+            ))
+        })?;
+        let found = Arc::new(found);
+        books.insert(game, found.clone());
+        Ok(found)
     }
 
     fn none_for(&self, houses: usize, rules: Rules) -> PyErr {
@@ -602,6 +623,7 @@ impl Tablebase {
         Ok(Tablebase {
             dir,
             open: Mutex::new(HashMap::new()),
+            books: Mutex::new(HashMap::new()),
         })
     }
 
@@ -632,15 +654,39 @@ impl Tablebase {
         })
     }
 
-    /// The value, every move's value and a perfect line; `None` above the top level.
-    fn analyze(&self, py: Python<'_>, position: &Position) -> PyResult<Option<Solution>> {
+    /// The value, every move's value and a perfect line from the levels, else from the
+    /// opening books (unless `book` is false); `None` where neither knows them.
+    #[pyo3(signature = (position, *, book = true))]
+    fn analyze(
+        &self,
+        py: Python<'_>,
+        position: &Position,
+        book: bool,
+    ) -> PyResult<Option<Solution>> {
         let p = position.inner;
         let (houses, rules) = with_position!(p, q => (q.houses_per_side(), q.rules()));
-        let levels = self.levels(houses, rules)?;
-        match with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
-            Some(a) => Ok(Some(solution(py, &a, "database")?)),
-            None => Ok(None),
+        let levels = self.levels(houses, rules);
+        if let Ok(levels) = &levels {
+            if let Some(a) = with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
+                return Ok(Some(solution(py, &a, "database")?));
+            }
         }
+        if book {
+            let books = self.books(with_position!(p, q => kalah::book::game_of(&q)))?;
+            let db = levels.as_ref().ok().map(|l| &**l);
+            let found = with_position!(p, q => books.analyze(&q, db)).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "cannot answer from the opening books: {e} (book=False reads the levels \
+                     alone)"
+                ))
+            })?;
+            if let Some(found) = found {
+                return Ok(Some(solution(py, &found.analysis, "ledger")?));
+            }
+        }
+        // Neither knows it: no levels for this board is an error, as before.
+        levels?;
+        Ok(None)
     }
 
     /// The values of many boards at once (see the stub): an (N, 2m+2) array of unsigned

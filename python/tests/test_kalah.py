@@ -353,3 +353,27 @@ def test_solve_answers_the_shipped_books_at_once():
     s = kalah.solve(kalah.Position.start(6, 4), db=False)
     assert s.source == "ledger" and s.value == 8 and s.best == [3], s
     assert kalah.solve(kalah.Position.start(3, 2), db=False, book=False).source == "search"
+
+
+def test_the_tablebase_answers_from_the_books_above_its_levels(db6, tmp_path):
+    # The Kalah(6,4) start is far above the levels 0..12: the shipped book answers it, as
+    # solve does; book=False does not.
+    tb = kalah.Tablebase(str(db6))
+    start = kalah.Position.start(6, 4)
+    s = tb.analyze(start)
+    assert s.source == "ledger" and s.value == 8 and s.best == [3], s
+    assert s.moves == kalah.solve(start, db=False).moves
+    assert tb.analyze(start, book=False) is None
+    # A directory with no 6-house levels: the book still answers; without it, the error.
+    empty = kalah.Tablebase(str(tmp_path))
+    assert empty.analyze(start).value == 8
+    with pytest.raises(kalah.DatabaseError, match="no levels"):
+        empty.analyze(start, book=False)
+    # The PettingZoo info carries the book's values with no search budget at all.
+    pytest.importorskip("pettingzoo")
+    from kalah.pettingzoo import env
+
+    e = env(houses=6, seeds=4, db=str(db6), budget=0)
+    e.reset(seed=1)
+    info = e.last()[4]
+    assert info["value"] == 8 and info["move_values"] == {h - 1: v for h, v in s.moves.items()}

@@ -7,6 +7,7 @@ use kalah::db::Tablebase;
 use kalah::play::GameRules;
 
 use super::CliError;
+use super::books::BookArg;
 use super::db_choice::DbChoice;
 
 /// The databases for `rules` (see [`DbChoice`]: --db, else the database home; Kalah rules
@@ -60,4 +61,20 @@ pub fn open_db_for_perfect(
 ) -> Result<Option<Arc<Tablebase>>, CliError> {
     let seeds = perfect.then(|| rules.seeds_in_play());
     open_db(choice, rules, seeds, "the perfect player", threads)
+}
+
+/// The opening books a perfect player answers from before it searches (`perfect` among the
+/// players, Kalah rules, no --no-book): the shipped ones of this game and the ledgers of the
+/// database directory (see [`BookArg`]).
+pub fn open_book_for_perfect(
+    book: &BookArg,
+    choice: &DbChoice,
+    rules: GameRules,
+    perfect: bool,
+) -> Result<Option<Arc<kalah::book::Book>>, CliError> {
+    let Some(kalah_rules) = rules.rules.kalah().filter(|_| perfect && !book.no_book) else {
+        return Ok(None);
+    };
+    let game = (rules.houses, kalah_rules, rules.seeds_in_play());
+    Ok(Some(Arc::new(book.open(choice, Some(game))?)))
 }

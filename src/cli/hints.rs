@@ -33,12 +33,19 @@ pub struct Hints {
 }
 
 impl Hints {
-    /// Hints probing `db` if given, searching on `threads` threads boards of at most `limit`
-    /// seeds exactly, and estimating the others for `time`.
-    pub fn new(db: Option<Arc<Tablebase>>, threads: usize, limit: u32, time: Duration) -> Hints {
+    /// Hints probing `db` if given (and the opening books, unless `no_book`), searching on
+    /// `threads` threads boards of at most `limit` seeds exactly, and estimating the others for
+    /// `time`.
+    pub fn new(
+        db: Option<Arc<Tablebase>>,
+        no_book: bool,
+        threads: usize,
+        limit: u32,
+        time: Duration,
+    ) -> Hints {
         Hints {
             db,
-            book: None,
+            book: no_book.then(kalah::book::Book::empty),
             solver: None,
             threads,
             limit,

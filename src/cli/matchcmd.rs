@@ -98,6 +98,10 @@ pub struct MatchArgs {
     #[command(flatten)]
     db: DbChoice,
 
+    /// The perfect player answers from the opening books where they know every move's value.
+    #[command(flatten)]
+    book: super::books::BookArg,
+
     /// Games played at once, 1 to 64 (4 a core above 16 cores) [default: all cores]. The
     /// results do not depend on it.
     #[arg(long, value_name = "T", value_parser = super::args::threads())]
@@ -163,6 +167,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let threads = super::args::threads_or_all(args.threads);
     let perfect = a == PlayerSpec::Perfect || b == PlayerSpec::Perfect;
     let db = super::game_db::open_db_for_perfect(&args.db, rules, perfect, threads)?;
+    let book = super::game_db::open_book_for_perfect(&args.book, &args.db, rules, perfect)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("kalah-match-{i}"))
@@ -170,6 +175,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failure(format!("cannot start the worker threads: {e}")))?;
     let res = Resources {
         db,
+        book,
         threads: 1,
         tt_mib: 0,
         seed: args.seed,

@@ -63,6 +63,9 @@ pub struct PlayArgs {
     /// Endgame databases for `perfect`, the engines and hints.
     #[command(flatten)]
     db: DbChoice,
+    /// `perfect` and hints answer from the opening books where they know every move's value.
+    #[command(flatten)]
+    book: super::books::BookArg,
     /// Write the game record here after every move, so that a session stopped in any way
     /// leaves the game so far. FILE is held for the whole game: a second game given the same
     /// FILE is refused while this one runs. An existing FILE is refused (see --force) unless it
@@ -178,8 +181,10 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     }
     let perfect = specs.contains(&PlayerSpec::Perfect);
     let db = super::game_db::open_db_for_perfect(&args.db, rules, perfect, threads)?;
+    let book = super::game_db::open_book_for_perfect(&args.book, &args.db, rules, perfect)?;
     let res = Resources {
         db: db.clone(),
+        book,
         threads,
         tt_mib: 0,
         seed: std::time::SystemTime::now()
@@ -215,7 +220,13 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         record,
         unsaved: args.resume.is_none(),
         saved: false,
-        hints: Hints::new(db, threads, args.hint_seeds, args.hint_time),
+        hints: Hints::new(
+            db,
+            args.book.no_book,
+            threads,
+            args.hint_seeds,
+            args.hint_time,
+        ),
         input: std::io::stdin().lock(),
         interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         verbose: args.verbose,

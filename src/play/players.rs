@@ -22,6 +22,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::book::Book;
 use crate::db::Tablebase;
 pub use crate::play::alphabeta::Searcher;
 use crate::play::anytime::{Engine, EngineConfig, Thought};
@@ -165,6 +166,9 @@ impl fmt::Display for PlayerSpec {
 pub struct Resources {
     /// Endgame databases for `perfect` (matching houses and rules), if any.
     pub db: Option<Arc<Tablebase>>,
+    /// The opening books and checked ledgers `perfect` answers from before it searches
+    /// ([`crate::book::Book`]), if any.
+    pub book: Option<Arc<Book>>,
     /// Solver threads for `perfect`.
     pub threads: usize,
     /// Solver table size in MiB for `perfect` (0: by the seeds; in a match, shared by the
@@ -353,9 +357,12 @@ impl Player for Greedy {
     }
 }
 
-/// `perfect`: the exact solver, one for the whole game (its table stays warm).
+/// `perfect`: the opening books where they answer, else the exact solver, one for the whole
+/// game (its table stays warm).
 struct Perfect {
     solver: Solver,
+    book: Option<Arc<Book>>,
+    db: Option<Arc<Tablebase>>,
 }
 
 impl Perfect {
@@ -388,7 +395,11 @@ impl Perfect {
         if let Some(db) = &res.db {
             solver = solver.with_tablebase(db.clone()).map_err(solver_error)?;
         }
-        Ok(Perfect { solver })
+        Ok(Perfect {
+            solver,
+            book: res.book.clone(),
+            db: res.db.clone(),
+        })
     }
 }
 
@@ -406,6 +417,22 @@ impl Perfect {
             .map_err(|e| PlayError::Solver(format!("cannot solve this position: {e}")))?;
         let me = state.to_move().expect("the game is not over");
         let stores = state.store_difference(me);
+        if let Some(book) = &self.book {
+            let found = with_position!(pos, p => book.analyze(&p, self.db.as_deref()))
+                .map_err(|e| PlayError::Solver(format!("cannot answer from the books: {e}")))?;
+            if let Some(found) = found
+                && let Some(&best) = found.analysis.best.first()
+            {
+                let value = found.analysis.value;
+                watch(&Thinking::Solving {
+                    depth: None,
+                    lower: value,
+                    upper: value,
+                    nodes: 0,
+                });
+                return Ok((value, best));
+            }
+        }
         let mut progress = |p: &crate::search::Progress| {
             watch(&Thinking::Solving {
                 depth: p.depth,
