@@ -21,7 +21,7 @@ pub struct BookArg {
     /// rules, and the campaigns' ledgers) and every `*.jsonl` ledger in the database directory
     /// (--db, else the database home) are read: a position whose value and moves' values they
     /// prove is answered at once (source `ledger`), and the bounds they prove on any other are
-    /// shown before it is searched. See docs/proofs.md#opening-books.
+    /// shown before it is searched. `kalah prove --book DEPTH --ledger FILE` writes a book.
     #[arg(long)]
     pub no_book: bool,
 }

@@ -122,8 +122,10 @@ pub struct MatchArgs {
     #[arg(long, short = 'v')]
     verbose: bool,
 
-    /// Print JSON (see docs/commands.md for the fields; with --verbose it lists every game, each
-    /// written out as it ends).
+    /// Print one JSON object: the variant and players, `games`, `wins`, `draws` and `losses`
+    /// counted for A, `seeds_a`, `seeds_b`, `margin_mean` and `margin_ci95`, `nodes_a`,
+    /// `nodes_b`, `time_ms`; with --verbose also `results`, every game, each written out as it
+    /// ends.
     #[arg(long)]
     json: bool,
 }

@@ -28,7 +28,8 @@ use super::thinking::thinking_text;
 ///
 /// Players: human, random[:SEED], greedy, minimax:D (D 1 to 30), alphabeta:D, perfect,
 /// engine:TIME (1ms to 86400s; engine:TIME:no-db leaves the endgame databases out),
-/// learner[:FILE] (see docs/commands.md).
+/// learner[:FILE] (alphabeta:4 that remembers, in FILE [default: kalah-learner.txt], the
+/// openings of the games it failed to win, and steers away from them).
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// Houses a side, M (1 to 12).

@@ -186,7 +186,7 @@ pub struct ProveArgs {
     /// fewer below the root (0 to 16; extra turns count), solved exactly, each appended to
     /// --ledger as an exact fact; boards the levels hold are left out. Resumes from the
     /// ledger. `query`, `analyze` and `serve` answer at once from a book in the database home
-    /// (see docs/proofs.md#opening-books).
+    /// (a `*.jsonl` file there, once `kalah prove --check FILE --all` has checked it).
     #[arg(long, value_name = "DEPTH", value_parser = clap::value_parser!(u32).range(0..=16), requires = "ledger", conflicts_with_all = ["status", "check", "merge", "all_moves", "jobs", "guess"])]
     book: Option<u32>,
 
@@ -204,7 +204,9 @@ pub struct ProveArgs {
     #[arg(long, value_name = "K", requires = "book", value_parser = super::args::max_level())]
     book_levels: Option<u32>,
 
-    /// Print JSON: one object a test and one at the end (see docs/commands.md).
+    /// Print JSON: one object a test (`test`, `position`, `seeds`, the bounds proven `lower`
+    /// and `upper`, `over_budget`, `nodes`, `cpu_s`, and the root's bounds so far `root`) and
+    /// one at the end.
     #[arg(long)]
     json: bool,
 }

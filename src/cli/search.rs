@@ -62,7 +62,10 @@ pub struct SearchArgs {
     #[arg(long)]
     pub long: bool,
 
-    /// Print JSON (see docs/commands.md for the fields).
+    /// Print one JSON object instead of text: `value` (the final store difference for the side
+    /// to move, stores included), `best` (the optimal houses), `moves` ([{house, value}]), `pv`
+    /// (a perfect game, one turn an entry), `nodes`, `time_ms`, `source`, the variant and rules,
+    /// and the levels probed (`db`, `db_max_seeds`).
     #[arg(long)]
     pub json: bool,
 }

@@ -43,7 +43,7 @@ use super::db_choice::DbChoice;
 /// perfect line) plus `source` (database or search) and `time_ms`. Positions the databases
 /// hold are answered at once; others are searched within --budget (past it: HTTP 422). Bad
 /// input: HTTP 400 with {"error": "FIELD: ..."}. The explorer at / shows a board with every
-/// move's value; click a move to play it. See docs/serve.md.
+/// move's value; click a move to play it.
 ///
 /// The first line on stdout says where it listens; one access-log line per request goes to
 /// stderr. Ctrl-C or SIGTERM stops it after the requests under way.

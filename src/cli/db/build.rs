@@ -60,7 +60,8 @@ pub struct BuildArgs {
     /// with the least), over the levels below read from DIR, which every rank must see; rank 0
     /// writes each level from the shares. The files are byte-identical to a build without
     /// --mpi, and a killed job run again resumes. Rank 0 asks, draws the progress and prints
-    /// the report. Needs a kalah built with `--features mpi` (see docs/cluster.md).
+    /// the report. Needs a kalah built with `cargo build --release --features mpi` (which needs
+    /// Open MPI and libclang).
     #[arg(long)]
     mpi: bool,
 }
@@ -174,7 +175,7 @@ fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
 fn run_build_mpi(_: BuildArgs, _: PathBuf) -> Result<(), CliError> {
     Err(CliError::input(
         "--mpi: this kalah was built without MPI; build it with `cargo build --release \
-         --features mpi` (needs Open MPI and libclang: see docs/cluster.md)",
+         --features mpi` (needs Open MPI and libclang)",
     ))
 }
 
