@@ -90,6 +90,13 @@ pub fn catch_interrupt() {
     memory::catch_interrupt();
 }
 
+/// Until [`catch_interrupt`] takes over, Ctrl-C ends the process at once with `message` on
+/// stderr and exit code 130 (not silently): for a long command before it has anything to keep.
+#[doc(hidden)]
+pub fn exit_on_interrupt(message: &'static str) {
+    memory::exit_on_interrupt(message);
+}
+
 /// [`catch_interrupt`], and a second Ctrl-C or SIGTERM ends the process at once (exit 130).
 pub fn catch_interrupt_twice() {
     memory::catch_interrupt_twice();

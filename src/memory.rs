@@ -312,6 +312,46 @@ extern "C" fn note_interrupt(_signal: libc::c_int) {
     }
 }
 
+/// The message [`exit_on_interrupt`] writes (its address and length), if set.
+static EARLY_MESSAGE: std::sync::atomic::AtomicPtr<u8> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+static EARLY_LENGTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[cfg(unix)]
+extern "C" fn exit_with_message(_signal: libc::c_int) {
+    let message = EARLY_MESSAGE.load(std::sync::atomic::Ordering::Relaxed);
+    let length = EARLY_LENGTH.load(std::sync::atomic::Ordering::Relaxed);
+    // Safety: write(2) and _exit(2) are async-signal-safe; `message` is null or the address
+    // of a `&'static str` of `length` bytes, stored before the handler was installed.
+    unsafe {
+        if !message.is_null() {
+            libc::write(2, message as *const libc::c_void, length);
+        }
+        libc::_exit(130);
+    }
+}
+
+/// Until [`catch_interrupt`] takes over, Ctrl-C (SIGINT) ends the process at once with
+/// `message` on stderr and exit code 130, instead of silently: for the moments of a long
+/// command before it has anything to keep (reading its inputs, opening files, asking).
+/// (Elsewhere than on Unix: nothing.)
+pub fn exit_on_interrupt(message: &'static str) {
+    EARLY_LENGTH.store(message.len(), std::sync::atomic::Ordering::Relaxed);
+    EARLY_MESSAGE.store(
+        message.as_ptr() as *mut u8,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    #[cfg(unix)]
+    // Safety: the handler only loads static atomics and makes async-signal-safe calls, and
+    // `exit_with_message` has the C signature `signal` expects for a handler.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            exit_with_message as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+}
+
 /// [`catch_interrupt`], and a second Ctrl-C or SIGTERM ends the process at once (exit code
 /// 130): for a command that finishes what it has begun before it stops, such as a game.
 pub fn catch_interrupt_twice() {

@@ -1563,3 +1563,121 @@ fn ctrl_c_of_a_solve_says_what_it_searched() {
     assert!(!err.contains("saving the table"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn ctrl_c_of_analyze_query_and_match_says_what_was_kept() {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let stderr_of = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    // analyze, in its search: what it searched, no value.
+    let child = cli_common::command()
+        .args([
+            "analyze",
+            "<6,5,5,5,5,5,5,5,5,5,5,5,5,0,0>",
+            "--no-db",
+            "--no-book",
+        ])
+        .args([
+            "--memory-db",
+            "off",
+            "--tt-mb",
+            "16",
+            "--threads",
+            "1",
+            "--long",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    cli_common::interrupt(&child);
+    let out = cli_common::wait_within(child, Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("no value"), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    // query -, waiting for its next line after an answer (its search's own handling over):
+    // it stops at once and says the lines before are answered.
+    let mut child = cli_common::command()
+        .args([
+            "query",
+            "-",
+            "--no-db",
+            "--json",
+            "--tt-mb",
+            "16",
+            "--threads",
+            "1",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"<4,3,3,3,3,3,3,3,3,0,0>\n").unwrap();
+    input.flush().unwrap();
+    let mut answer = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    assert!(answer.contains("\"value\":-2"), "{answer}");
+    cli_common::interrupt(&child);
+    let out = cli_common::wait_within(child, Duration::from_secs(30));
+    drop(input);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("every line before is answered"),
+        "{}",
+        stderr_of(&out)
+    );
+    // match: the games over are counted, their records kept whole, those in flight dropped.
+    let dir = cli_common::fresh_dir("match-interrupted");
+    let child = cli_common::command()
+        .args([
+            "match", "perfect", "greedy", "-m", "4", "-n", "4", "--games", "200",
+        ])
+        .args(["--no-book", "--threads", "1", "--record"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !dir.join("game-0002.txt").exists() {
+        assert!(started.elapsed() < Duration::from_secs(120), "no game over");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cli_common::interrupt(&child);
+    let out = cli_common::wait_within(child, Duration::from_secs(30));
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let over: usize = err
+        .split("interrupted after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        err.contains("of 200 games") && err.contains("dropped"),
+        "{err}"
+    );
+    let records: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    assert!(
+        over >= 2 && records.len() == over,
+        "{over} games over, records {records:?}"
+    );
+    for name in &records {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(
+            kalah::play::record::Record::parse(&text).is_ok(),
+            "{name}: {text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use kalah::files::ClaimError;
@@ -188,12 +189,18 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     // are over (so at most a block of games waits: see kalah::play::arena).
     let games = Mutex::new(InOrder::default());
     let record_error = Mutex::new(None::<String>);
+    let tally = Mutex::new(Tally::default());
     let on_game = |r: &GameResult| {
+        // The record is written, and the game counted, under the tally's lock: a Ctrl-C
+        // (which takes it) cuts no record and counts no game whose record is not there.
+        let mut counted = tally.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(dir) = &args.record
             && let Err(e) = write_record(dir, r, &a, &b, &config)
         {
             record_error.lock().expect("not poisoned").get_or_insert(e);
         }
+        counted.add(r.margin_a);
+        drop(counted);
         if args.verbose {
             let text = if args.json {
                 game_json(r).to_string()
@@ -207,7 +214,35 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         }
     };
     let progress = |done: usize| indicator.set_done(done as u64);
-    let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
+    // Ctrl-C or SIGTERM: the games over are counted and said (and their records kept), the
+    // games in flight are dropped, and the process ends at once (a perfect player's game may
+    // take minutes to finish).
+    kalah::catch_interrupt();
+    let finished = AtomicBool::new(false);
+    let report = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                if kalah::interrupted() {
+                    // Holding the games waiting to be written out, so that none is cut.
+                    let games = games.lock().unwrap_or_else(|e| e.into_inner());
+                    let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
+                    indicator.suspend(|| {
+                        if args.verbose && args.json && games.next > 0 {
+                            println!("],\"error\":\"interrupted\"}}");
+                        }
+                        let record = args.record.as_deref();
+                        eprintln!("{}", interrupted_text(&tally, args.games, record));
+                        let _ = std::io::Write::flush(&mut std::io::stdout());
+                        std::process::exit(130)
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
+        finished.store(true, Ordering::Relaxed);
+        report
+    });
     indicator.finish();
     // With --verbose --json the games have been written out: the other fields close the object.
     let listed = args.verbose && args.json;
@@ -238,6 +273,55 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         Some(e) => Err(CliError::failure(e)),
         None => Ok(()),
     }
+}
+
+/// A's results in the games over, for a match stopped before its end.
+#[derive(Default)]
+struct Tally {
+    wins: usize,
+    draws: usize,
+    losses: usize,
+    margin: i64,
+}
+
+impl Tally {
+    fn add(&mut self, margin_a: i32) {
+        match margin_a.cmp(&0) {
+            std::cmp::Ordering::Greater => self.wins += 1,
+            std::cmp::Ordering::Equal => self.draws += 1,
+            std::cmp::Ordering::Less => self.losses += 1,
+        }
+        self.margin += i64::from(margin_a);
+    }
+
+    fn games(&self) -> usize {
+        self.wins + self.draws + self.losses
+    }
+}
+
+/// What a match stopped by Ctrl-C says: the games over and A's results in them, where their
+/// records are, and that the games in flight are dropped.
+fn interrupted_text(tally: &Tally, games: usize, record: Option<&Path>) -> String {
+    let over = tally.games();
+    let results = if over == 0 {
+        String::new()
+    } else {
+        format!(
+            " (A: {} won, {} drawn, {} lost, margin {:+.2} a game)",
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            tally.margin as f64 / over as f64
+        )
+    };
+    let records = match record {
+        Some(dir) if over > 0 => format!("; their records are in {}", dir.display()),
+        _ => String::new(),
+    };
+    format!(
+        "interrupted after {over} of {games} games{results}{records}; the games in flight are \
+         dropped, no summary (a match cut short is no sample of the whole)"
+    )
 }
 
 /// The games of a match put back in order: each is written out once all before it are.

@@ -128,6 +128,23 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return clap_error(err),
     };
+    // A long command says so when Ctrl-C comes before it has anything to keep (reading its
+    // inputs, opening the levels, making its table, asking); from its first piece of work on,
+    // its own handling (kalah::catch_interrupt) says what it kept and what it dropped.
+    if matches!(
+        cli.command,
+        Command::Solve(_)
+            | Command::Analyze(_)
+            | Command::Query(_)
+            | Command::Bench(_)
+            | Command::Prove(_)
+            | Command::Db(_)
+            | Command::Play(_)
+            | Command::Replay(_)
+            | Command::Match(_)
+    ) {
+        kalah::exit_on_interrupt("kalah: interrupted: no answer, nothing written\n");
+    }
     let result = match cli.command {
         Command::Show(a) => show::run(a),
         Command::Moves(a) => moves::run(a),

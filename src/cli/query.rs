@@ -81,6 +81,17 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
     let mut input = std::io::stdin().lock();
     // Lines are read in bounded memory: an over-long or non-UTF-8 line is one error.
     for i in 0u64.. {
+        // Ctrl-C between two answers (a search's own handling may have left it noted but
+        // unanswered) or while waiting for the next line: every line before is answered.
+        const BETWEEN: &str = "kalah: interrupted between two lines: every line before is \
+                               answered, none after is read\n";
+        kalah::exit_on_interrupt(BETWEEN);
+        if kalah::interrupted() {
+            return Err(CliError {
+                message: BETWEEN.trim_start_matches("kalah: ").trim_end().to_owned(),
+                code: 130,
+            });
+        }
         let line = read_line(&mut input, MAX_LINE).map_err(|e| {
             let message = format!("line {}: cannot read the input: {e}", i + 1);
             match e.kind() {
