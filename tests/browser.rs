@@ -17,13 +17,20 @@
 //! the API's for that position. A screenshot of the first position goes to
 //! `target/browser/explorer.png`.
 //!
+//! A second test goes beyond the databases (Kalah(6,6), none for it, 0.1 s a search), at a
+//! desktop's width and a phone's: its start and house 1 played from it, each once its moves have
+//! been asked about, are checked as drawn ([`LAYOUT`]): every text of a move card inside its card,
+//! every house showing its seeds and no `?`, no point of the graph without a value, a button to
+//! try again only when there is something to try again, beside the reason.
+//!
 //! The page is read through the hooks it keeps for tests, nothing else: the ids `position`,
-//! `rules`, `value`, `pv`, `source`, `error`, the input `pick-literal`, the items
-//! `li.move[data-house][data-value]`, the cells `.house.playable[data-house]`, the graph
-//! `svg#graph` with its `.point[data-sowing][data-value]` and `.mistake[data-sowing][data-loss]`,
-//! and
-//! `document.body.dataset.state` (loading, ready or error). Every wait is for a condition,
-//! within [`PATIENCE`]; never a fixed pause.
+//! `rules`, `value`, `pv`, `source`, `error`, `title`, the input `pick-literal`, the items
+//! `li.move[data-house][data-value]`, the cells `.house.playable[data-house]` and
+//! `.house[data-side]`/`.store[data-side]` with their `.hn` and `.seeds`, the graph `svg#graph`
+//! with its `.point[data-sowing][data-value]` and `.mistake[data-sowing][data-loss]`, the box
+//! `.verdict`, and `document.body.dataset.state` (loading, ready, unsolved or error) and
+//! `.moves` (searching, done). Every wait is for a condition, within [`PATIENCE`]; never a
+//! fixed pause.
 //!
 //! Ignored by `cargo test`: it needs chromium and chromedriver (`/usr/bin/chromium`,
 //! `/usr/bin/chromedriver`: Debian's `chromium` and `chromium-driver`), which `.ci/run`
@@ -49,8 +56,9 @@ mod cli_common;
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
-/// Chromium's flags: headless, and none of its own connections to the outside (updates,
-/// sync, field trials, QUIC probes), which a closed network would only slow down.
+/// Chromium's flags: headless, scrollbars that take no room (as on a phone: the page's width is
+/// the window's), and none of its own connections to the outside (updates, sync, field trials,
+/// QUIC probes), which a closed network would only slow down.
 const CHROMIUM_ARGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
@@ -61,6 +69,7 @@ const CHROMIUM_ARGS: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
+    "--hide-scrollbars",
     "--window-size=1000,1500",
 ];
 
@@ -83,21 +92,33 @@ const INVALID: &str = "<4,1,2,3>";
 #[tokio::test]
 #[ignore = "needs chromium and chromedriver: .ci/run installs them and runs it"]
 async fn explorer_shows_the_values_of_the_api() {
-    for path in [CHROMIUM, CHROMEDRIVER] {
-        assert!(
-            Path::new(path).exists(),
-            "{path} is missing: install Debian's chromium and chromium-driver (.ci/run does)"
-        );
-    }
     let dir = TempDir::new("browser");
-    let db = dir.path.join("db");
+    let db = build_db(&dir.path, 12);
+    let server = Server::start(&db, &dir.path, &["--budget", "5"]);
+    in_browser(&dir.path, server.addr, steps).await;
+}
+
+/// Kalah(6,6) has no database here (4 houses only) and a budget of 0.1 s a search: its start
+/// and the position after house 1 are past the budget, their moves too.
+#[tokio::test]
+#[ignore = "needs chromium and chromedriver: .ci/run installs them and runs it"]
+async fn explorer_beyond_the_databases_shows_the_board_and_fits_its_cards() {
+    let dir = TempDir::new("browser-frontier");
+    let db = build_db(&dir.path, 8);
+    let server = Server::start(&db, &dir.path, &["--budget", "0.1", "--threads", "1"]);
+    in_browser(&dir.path, server.addr, frontier).await;
+}
+
+/// `kalah db build --houses 4 --max-seeds MAX` into `dir/db`: its path.
+fn build_db(dir: &Path, max_seeds: u32) -> PathBuf {
+    let db = dir.join("db");
     let built = cli_common::kalah(&[
         "db",
         "build",
         "--houses",
         "4",
         "--max-seeds",
-        "12",
+        &max_seeds.to_string(),
         "--dir",
         db.to_str().expect("a UTF-8 temporary path"),
     ]);
@@ -106,11 +127,25 @@ async fn explorer_shows_the_values_of_the_api() {
         "kalah db build: {}",
         String::from_utf8_lossy(&built.stderr)
     );
-    let server = Server::start(&db, &dir.path);
-    let driver = Driver::start(&dir.path);
+    db
+}
+
+/// Runs `steps` in a Chromium session (its driver's log and profile in `dir`) against the
+/// server at `addr`, then closes the session, failed steps or not.
+async fn in_browser<F>(dir: &Path, addr: SocketAddr, steps: fn(Client, SocketAddr) -> F)
+where
+    F: std::future::Future<Output = Result<(), CmdError>> + Send + 'static,
+{
+    for path in [CHROMIUM, CHROMEDRIVER] {
+        assert!(
+            Path::new(path).exists(),
+            "{path} is missing: install Debian's chromium and chromium-driver (.ci/run does)"
+        );
+    }
+    let driver = Driver::start(dir);
 
     let mut capabilities = serde_json::Map::new();
-    let user_data = dir.path.join("chromium-profile");
+    let user_data = dir.join("chromium-profile");
     let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| a.to_string()).collect();
     args.push(format!("--user-data-dir={}", user_data.display()));
     capabilities.insert(
@@ -125,8 +160,7 @@ async fn explorer_shows_the_values_of_the_api() {
 
     // The steps run as a task of their own: a failed check there still lets the browser's
     // session be closed here, before the failure is passed on.
-    let steps = tokio::spawn(steps(client.clone(), server.addr));
-    let outcome = steps.await;
+    let outcome = tokio::spawn(steps(client.clone(), addr)).await;
     let closed = client.close().await;
     match outcome {
         Ok(Ok(())) => {}
@@ -337,11 +371,211 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
     Ok(())
 }
 
+/// The standard start of Kalah(6,6), beyond every database of these tests.
+const KALAH_6_6: &str = "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>";
+
+/// After house 1 from [`KALAH_6_6`]: its last seed in South's store, South to move again.
+const AFTER_HOUSE_1: &str = "<6,1,0,0,7,7,7,7,7,6,6,6,6,6,6>";
+
+/// The widths the page must fit, in CSS pixels: a desktop's window and a phone's.
+const WIDTHS: [u32; 2] = [1280, 390];
+
+/// Beyond the databases, at each of [`WIDTHS`]: a position the database holds (nothing to try
+/// again), then the start of Kalah(6,6) and house 1 played from it, each once all its moves
+/// have been asked about. Each view is checked by [`assert_fits`].
+async fn frontier(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
+    let base = format!("http://{addr}/");
+    for width in WIDTHS {
+        set_width(&client, width).await?;
+
+        client.goto(&format!("{base}?houses=4&seeds=1")).await?;
+        let page = settle(&client, "the start of Kalah(4,1), in the database", |p| {
+            p.is_ready() && p.position == "<4,0,0,1,1,1,1,1,1,1,1>"
+        })
+        .await?;
+        assert!(page.source.contains("database"), "{page:#?}");
+        assert_fits(&client, &format!("Kalah(4,1) at {width} px")).await?;
+
+        client
+            .goto(&format!("{base}?houses=6&seeds=6&rules=standard"))
+            .await?;
+        // Checked while its moves are still asked about too, if the page is caught then.
+        let page = settle(&client, "the start of Kalah(6,6), unsolved", |p| {
+            p.state == "unsolved" && p.position == KALAH_6_6
+        })
+        .await?;
+        if page.moves_state != "done" {
+            assert_fits(&client, &format!("Kalah(6,6), moves searched, {width} px")).await?;
+        }
+        let page = settle(&client, "the moves of Kalah(6,6) asked about", |p| {
+            p.state == "unsolved" && p.position == KALAH_6_6 && p.moves_state == "done"
+        })
+        .await?;
+        assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
+        assert_eq!(page.value_visible.as_deref(), Some("?"), "{page:#?}");
+        assert_fits(&client, &format!("Kalah(6,6) at {width} px")).await?;
+        screenshot(&client, &format!("explorer-6-6-{width}.png")).await?;
+
+        // House 1, clicked on the board: an extra turn, South to move again.
+        client
+            .find(Locator::Css(".house.playable[data-house=\"1\"]"))
+            .await?
+            .click()
+            .await?;
+        let page = settle(&client, "house 1 from Kalah(6,6), its moves asked", |p| {
+            p.state == "unsolved" && p.position == AFTER_HOUSE_1 && p.moves_state == "done"
+        })
+        .await?;
+        assert_eq!(page.moves.len(), 5, "five moves listed: {page:#?}");
+        assert_fits(&client, &format!("house 1 from Kalah(6,6) at {width} px")).await?;
+        screenshot(&client, &format!("explorer-6-6-house-1-{width}.png")).await?;
+    }
+    Ok(())
+}
+
+/// Makes the page's viewport `width` CSS pixels wide (the window's frame, if any, added).
+async fn set_width(client: &Client, width: u32) -> Result<(), CmdError> {
+    let inner = || async {
+        let w = client
+            .execute("return document.documentElement.clientWidth;", vec![])
+            .await?;
+        Ok::<_, CmdError>(w.as_u64().unwrap_or_default() as u32)
+    };
+    client.set_window_size(width, 1000).await?;
+    let got = inner().await?;
+    if got != width {
+        client
+            .set_window_size(width + width.saturating_sub(got), 1000)
+            .await?;
+    }
+    let got = inner().await?;
+    assert_eq!(got, width, "the viewport's width, in CSS pixels");
+    Ok(())
+}
+
+/// Checks the page as drawn, in one script: nothing wider than the window; every element and
+/// text of each move card inside its card, no two cards over each other; each house showing
+/// its seeds as `#position` has them, no `?` in any, its contents inside it; a "... again"
+/// button only where there is something to try again (an error, or no value once every
+/// move was asked about), and then beside the message, below the title; no point of the graph
+/// without a value.
+const LAYOUT: &str = r#"
+const problems = [];
+const EPS = 0.5;
+const visible = (e) => !!e && e.checkVisibility();
+const say = (e) => e.nodeType === Node.TEXT_NODE ? 'text "' + e.textContent.trim().slice(0, 50) + '"'
+  : e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+    (typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\s+/).join('.') : '') +
+    ' "' + e.textContent.trim().slice(0, 50) + '"';
+const inside = (r, c) => r.left >= c.left - EPS && r.right <= c.right + EPS &&
+  r.top >= c.top - EPS && r.bottom <= c.bottom + EPS;
+const rectOf = (n) => {
+  if (n.nodeType !== Node.TEXT_NODE) return n.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(n);
+  return range.getBoundingClientRect();
+};
+// Everything visible within `box` (elements and non-blank text) inside its rectangle.
+const contained = (box, name) => {
+  const c = box.getBoundingClientRect();
+  const walk = document.createTreeWalker(box, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (n.nodeType === Node.TEXT_NODE ? !n.textContent.trim() || !visible(n.parentElement) : !visible(n)) continue;
+    const r = rectOf(n);
+    if (r.width === 0 && r.height === 0) continue;
+    if (!inside(r, c)) {
+      problems.push(name + ': ' + say(n) + ' spans x ' + Math.round(r.left) + '..' + Math.round(r.right) +
+        ', y ' + Math.round(r.top) + '..' + Math.round(r.bottom) + ' outside x ' + Math.round(c.left) + '..' +
+        Math.round(c.right) + ', y ' + Math.round(c.top) + '..' + Math.round(c.bottom));
+    }
+    if (n.nodeType !== Node.TEXT_NODE && n.clientWidth > 0 && n.scrollWidth > n.clientWidth + 1) {
+      problems.push(name + ': ' + say(n) + ' overflows itself (' + n.scrollWidth + ' > ' + n.clientWidth + ' px)');
+    }
+  }
+};
+
+const root = document.documentElement;
+if (root.scrollWidth > root.clientWidth) {
+  problems.push('the page is ' + root.scrollWidth + ' px wide in a ' + root.clientWidth + ' px window');
+}
+
+const cards = Array.from(document.querySelectorAll('li.move')).filter(visible);
+cards.forEach((card, i) => {
+  contained(card, 'the card of house ' + card.dataset.house);
+  const c = card.getBoundingClientRect();
+  for (const other of cards.slice(i + 1)) {
+    const o = other.getBoundingClientRect();
+    if (c.left < o.right - EPS && o.left < c.right - EPS && c.top < o.bottom - EPS && o.top < c.bottom - EPS) {
+      problems.push('the cards of houses ' + card.dataset.house + ' and ' + other.dataset.house + ' overlap');
+    }
+  }
+});
+
+const literal = /<([^>]*)>/.exec(document.getElementById('position').textContent);
+if (!literal) problems.push('no position shown');
+const nums = literal ? literal[1].split(',').map(Number) : [];
+const m = nums[0];
+for (const cell of document.querySelectorAll('#board .house, #board .store')) {
+  const store = cell.classList.contains('store');
+  const side = cell.dataset.side;
+  const h = store ? 0 : Number(cell.querySelector('.hn').textContent);
+  const name = side + (store ? "'s store" : "'s house " + h);
+  const want = store ? nums[side === 'south' ? 1 : 2] : nums[(side === 'south' ? 3 : 3 + m) + h - 1];
+  const seeds = cell.querySelector('.seeds');
+  if (!seeds || seeds.textContent.trim() !== String(want)) {
+    problems.push(name + ' shows ' + JSON.stringify(seeds ? seeds.textContent : null) + ', not its ' + want + ' seeds');
+  }
+  if (cell.textContent.includes('?')) problems.push(name + ' shows a "?": ' + JSON.stringify(cell.textContent));
+  contained(cell, name);
+}
+
+const state = document.body.dataset.state;
+const needed = state === 'error' || (state === 'unsolved' && document.body.dataset.moves === 'done');
+const again = Array.from(document.querySelectorAll('button')).filter((b) => visible(b) && /again/i.test(b.textContent));
+if (again.length > 0 && !needed) {
+  problems.push('nothing to try again (state ' + state + ', moves ' + document.body.dataset.moves + '), yet ' +
+    again.map(say).join(', ') + ' shown');
+}
+if (state === 'unsolved' && needed && again.length !== 1) {
+  problems.push('no value once every move was asked about: one button to try again wanted, ' + again.length + ' shown');
+}
+const title = document.getElementById('title');
+for (const b of again) {
+  if (state === 'unsolved' && !b.closest('.verdict')) problems.push(say(b) + ' is not beside the message');
+  if (visible(title) && b.getBoundingClientRect().top < title.getBoundingClientRect().bottom) {
+    problems.push(say(b) + ' is above the title');
+  }
+}
+
+for (const c of document.querySelectorAll('#graph circle')) {
+  if (c.dataset.value === undefined || c.dataset.value === '' || !Number.isFinite(Number(c.dataset.value))) {
+    problems.push('a point of the graph without a value: ' + c.outerHTML.slice(0, 120));
+  }
+}
+return problems;
+"#;
+
+/// Checks the page against [`LAYOUT`], naming `what` and every problem found.
+async fn assert_fits(client: &Client, what: &str) -> Result<(), CmdError> {
+    let found = client.execute(LAYOUT, vec![]).await?;
+    let problems: Vec<&str> = found
+        .as_array()
+        .expect("a list of problems")
+        .iter()
+        .map(|p| p.as_str().unwrap_or_default())
+        .collect();
+    assert!(problems.is_empty(), "{what}: {problems:#?}");
+    Ok(())
+}
+
 /// The page as the test sees it, read at one moment.
 #[derive(Debug)]
 struct Page {
     /// `document.body.dataset.state`.
     state: String,
+    /// `document.body.dataset.moves`: `searching` while a position's moves are asked about one
+    /// by one, `done` after (empty before).
+    moves_state: String,
     /// Text of `#position`, `#rules`, `#pv`, `#source` (empty if absent).
     position: String,
     rules: String,
@@ -366,6 +600,7 @@ const shown = (id) => {
 };
 return {
   state: document.body.dataset.state || '',
+  moves_state: document.body.dataset.moves || '',
   position: text('position'), rules: text('rules'), pv: text('pv'), source: text('source'),
   value: shown('value'), error: shown('error'),
   moves: Array.from(document.querySelectorAll('li.move'),
@@ -388,6 +623,7 @@ impl Page {
         };
         Ok(Page {
             state: text("state"),
+            moves_state: text("moves_state"),
             position: text("position"),
             rules: text("rules"),
             pv: text("pv"),
@@ -755,12 +991,15 @@ struct Server {
 }
 
 impl Server {
-    /// Serves the database in `db`; its access log goes to `dir/serve.log`.
-    fn start(db: &Path, dir: &Path) -> Server {
+    /// Serves the database in `db` with the options `more`; its access log goes to
+    /// `dir/serve.log`.
+    fn start(db: &Path, dir: &Path, more: &[&str]) -> Server {
         let log = File::create(dir.join("serve.log")).expect("a log file");
         let mut command = cli_common::command();
         command
-            .args(["serve", "--bind", "127.0.0.1:0", "--budget", "5", "--db"])
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(more)
+            .arg("--db")
             .arg(db)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
