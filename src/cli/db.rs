@@ -1,7 +1,7 @@
 //! `kalah db build|verify|info|upgrade|warm`: the endgame databases on disk; each subcommand in a
 //! file of its own under `db/`, what they share here.
 
-mod build;
+pub(super) mod build;
 mod info;
 mod upgrade;
 mod verify;

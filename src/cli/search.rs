@@ -311,10 +311,13 @@ pub fn build_in_memory(
     if entries >= 100_000_000 {
         eprintln!(
             "building the endgame levels 0..={top} of {houses} houses, {rules} rules, in \
-             memory first ({} entries, about {:.1} GB, kept for this run only; \
-             `kalah db build --houses {houses} --max-seeds {top}{}` keeps them on disk)",
+             memory first ({} entries, about {:.1} GB and {} on {threads} thread{}, kept for \
+             this run only; `kalah db build --houses {houses} --max-seeds {top}{}` keeps them \
+             on disk)",
             super::human::human_count(entries),
             entries as f64 * 1.2 / 1e9,
+            super::db::build::estimated_time(houses, &(0..=top).collect::<Vec<_>>(), threads),
+            if threads == 1 { "" } else { "s" },
             rules.option()
         );
     }

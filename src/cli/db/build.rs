@@ -336,7 +336,7 @@ fn build_cost(args: &BuildArgs, dir: &Path) -> Result<kalah::db::BuildCost, CliE
 
 /// The time a build of the levels `levels` of `houses` houses on `threads` threads is
 /// estimated to take (see [`BUILD_ENTRIES_PER_THREAD_SECOND`]).
-fn estimated_time(houses: usize, levels: &[u32], threads: usize) -> String {
+pub(in crate::cli) fn estimated_time(houses: usize, levels: &[u32], threads: usize) -> String {
     let seconds: f64 = levels
         .iter()
         .map(|&k| {
