@@ -17,12 +17,12 @@
 //! seeds in stores never return, so the board alone (the *key*) decides the future store
 //! difference of any position, and the transposition table and the databases key on it.
 //!
-//! A sowing of `s` seeds from lane `h` is three word operations: clear lane `h`; add
-//! `s / (2m+1)` whole laps to all `2m` lanes at once; add one seed to the (at most two, when it
-//! wraps) lane ranges that the remainder covers. The last seed's pit is `(h + s) mod (2m+1)`.
-//! When the turn passes the two halves swap, so the board is always seen from the side to move.
-//! On narrow lanes (at most 8 houses a side) a sowing of less than a lap adds its whole run at
-//! once, read from a table by house and seeds ([`Board::sow_narrow`]).
+//! A sowing of `s` seeds from lane `h` is a few lane operations, the same for every lane type
+//! ([`Board::sow`] states the rules once, over [`Lanes`]): empty lane `h`; add `s / (2m+1)`
+//! whole laps to all `2m` lanes at once; add one seed to the lanes that the remainder covers
+//! (a run from lane `h + 1` on, wrapping after lane `2m-1`, the store skipped; narrow lanes read
+//! it from a table). The last seed's pit is `(h + s) mod (2m+1)`. When the turn passes the two
+//! halves swap, so the board is always seen from the side to move.
 
 use crate::lanes::{Lanes, Narrow};
 use crate::rules::Rules;
@@ -165,8 +165,8 @@ impl<L: Lanes> Board<L> {
     /// Whether the game is over: a side has no seeds left.
     #[inline(always)]
     pub fn is_finished(self) -> bool {
-        let m = self.houses_per_side();
-        self.houses.is_zero_range(0, m) || self.houses.is_zero_range(m, 2 * m)
+        let (mine, theirs) = self.houses.split_halves(self.houses_per_side());
+        mine.is_zero() || theirs.is_zero()
     }
 
     /// Bit `i` set when the mover's house `i + 1` is non-empty (a legal move unless the game is
@@ -189,184 +189,73 @@ impl<L: Lanes> Board<L> {
     /// side that moves next (the same side after an extra turn or at the game's end, the
     /// opponent otherwise) and what the sowing did.
     ///
+    /// The rules of a sowing (RULES.md) are stated here only, once for every lane type,
+    /// over the lanes' operations: lift the house, sow the laps and the rest, capture, end the
+    /// game when a side is empty, turn the board.
+    ///
     /// Precondition: `h < m`, the house is non-empty and the game is not finished. Breaking it
     /// is a logic error (checked in debug builds); [`crate::Position::play`] checks it.
     #[inline(always)]
     pub fn sow(self, h: usize, rules: Rules) -> (Self, Sowing) {
-        L::sow(self, h, rules)
-    }
-
-    /// [`Board::sow`] in the lanes' range operations, for any lane type (the narrow lanes
-    /// have a shorter way for sowings of less than a lap: [`Board::sow_narrow`]).
-    #[inline(always)]
-    pub(crate) fn sow_lanes(self, h: usize, rules: Rules) -> (Self, Sowing) {
         let m = self.houses_per_side();
         let lanes = 2 * m;
         let cycle = lanes + 1;
+        debug_assert!(h < m && self.mover_house(h) > 0 && !self.is_finished());
         let mut houses = self.houses;
-        let seeds = houses.lane(h) as usize;
-        debug_assert!(h < m && seeds > 0 && !self.is_finished());
+        let seeds = houses.take_low_lane(h) as usize;
 
-        houses.set_lane(h, 0);
         // Most sowings are shorter than a lap: spare them the division.
         let (laps, rem) = if seeds < cycle {
             (0, seeds)
         } else {
             (seeds / cycle, seeds % cycle)
         };
-        let mut mover_gain = laps as u32;
         if laps > 0 {
             houses.add_range(0, lanes, laps as u32);
         }
-        // The remainder covers cycle positions h+1 ..= h+rem; the store is position m.
-        let store_hit = h + rem >= m;
-        mover_gain += u32::from(store_hit);
-        let start = h + 1;
-        let end = start + rem - usize::from(store_hit);
-        if end <= lanes {
-            houses.add_range(start, end, 1);
-        } else {
-            houses.add_range(start, lanes, 1);
-            houses.add_range(0, end - lanes, 1);
-        }
-
-        let mut last = h + rem;
-        if last >= cycle {
-            last -= cycle;
-        }
-        let mut sowing = Sowing {
-            extra_turn: last == m,
-            ..Sowing::default()
-        };
-        if last < m && houses.lane(last) == 1 {
-            let opposite = lanes - 1 - last;
-            let taken = houses.lane(opposite);
-            if taken > 0 || rules == Rules::EmptyCapture {
-                houses.set_lane(last, 0);
-                houses.set_lane(opposite, 0);
-                sowing.captured = taken + 1;
-                mover_gain += taken + 1;
-            }
-        }
-
-        let mine_empty = houses.is_zero_range(0, m);
-        if mine_empty || houses.is_zero_range(m, lanes) {
-            let mine = if mine_empty {
-                0
-            } else {
-                houses.sum_range(0, m)
-            };
-            sowing.opponent_gain = houses.sum_range(m, lanes);
-            mover_gain += mine;
-            houses = L::default();
-            sowing.game_over = true;
-            sowing.extra_turn = false;
-        }
-        sowing.mover_gain = mover_gain;
-
-        let board = Board { houses, m: self.m };
-        let next = if sowing.passes_turn() {
-            board.flipped()
-        } else {
-            board
-        };
-        (next, sowing)
-    }
-}
-
-/// `SOW_RUN[m][h][s]`: the seeds that `s < 2m + 1` seeds sown from the mover's house `h` add to
-/// the narrow lanes of a board of `m` houses a side (one in each lane of the cycle positions
-/// `h + 1 ..= h + s`, wrapping after the opponent's last house, the store skipped). 32 columns,
-/// so that `s` masked to 5 bits needs no bounds check (4 KiB a house count, 36 KiB in all).
-static SOW_RUN: [[[u128; 32]; 8]; 9] = {
-    let mut table = [[[0u128; 32]; 8]; 9];
-    let mut m = 1;
-    while m <= 8 {
-        let cycle = 2 * m + 1;
-        let mut h = 0;
-        while h < m {
-            let mut s = 1;
-            while s < cycle {
-                let p = h + s;
-                let q = if p >= cycle { p - cycle } else { p };
-                let run = table[m][h][s - 1];
-                table[m][h][s] = if q == m {
-                    run
-                } else {
-                    run + (1u128 << (8 * if q < m { q } else { q - 1 }))
-                };
-                s += 1;
-            }
-            h += 1;
-        }
-        m += 1;
-    }
-    table
-};
-
-impl Board<Narrow> {
-    /// [`Board::sow`] on narrow lanes (at most 8 houses a side: the mover's lanes are the low
-    /// word's): a sowing of less than a lap adds its run from [`SOW_RUN`] in one addition, and
-    /// reads, clears and tests lanes in the low word; longer ones take [`Board::sow_lanes`].
-    /// The same boards and sowings as [`Board::sow_lanes`] (tested on random boards); on a
-    /// subtree of the search benchmark, 6% fewer instructions in all (docs/performance.md).
-    #[inline(always)]
-    pub(crate) fn sow_narrow(self, h: usize, rules: Rules) -> (Self, Sowing) {
-        let m = self.houses_per_side();
-        let cycle = 2 * m + 1;
-        let shift = 8 * (h & 7);
-        let seeds = ((self.houses.0 as u64) >> shift) as usize & 0xFF;
-        debug_assert!(h < m && m <= 8 && seeds > 0 && !self.is_finished());
-        if seeds >= cycle {
-            return self.sow_lanes(h, rules);
-        }
-        let mut x = (self.houses.0 & !u128::from(0xFFu64 << shift)) + SOW_RUN[m][h & 7][seeds & 31];
-        let end = h + seeds;
+        // The rest covers the cycle positions h+1 ..= h+rem: the store (position m) if it
+        // reaches it, and the lanes from h+1 on, wrapping after the opponent's last house.
+        let end = h + rem;
+        let store_hit = end >= m;
+        houses.add_one_wrapping(h + 1, rem - usize::from(store_hit), lanes);
         let last = if end >= cycle { end - cycle } else { end };
         let mut sowing = Sowing {
-            mover_gain: u32::from(end >= m),
+            mover_gain: laps as u32 + u32::from(store_hit),
             extra_turn: last == m,
             ..Sowing::default()
         };
-        if last < m {
-            let at = 8 * last;
-            if ((x as u64) >> at) & 0xFF == 1 {
-                let opposite = 8 * (2 * m - 1 - last);
-                let taken = ((x >> opposite) & 0xFF) as u32;
-                if taken > 0 || rules == Rules::EmptyCapture {
-                    x &= !(0xFF << at | 0xFF << opposite);
-                    sowing.captured = taken + 1;
-                    sowing.mover_gain += taken + 1;
-                }
+
+        // Capture: the last seed fell into an empty house of the mover's (it holds 1 now).
+        if last < m && houses.low_lane(last) == 1 {
+            let opposite = lanes - 1 - last;
+            if houses.lane(opposite) > 0 || rules == Rules::EmptyCapture {
+                let taken = houses.take_low_lane(last) + houses.take(opposite);
+                sowing.captured = taken;
+                sowing.mover_gain += taken;
             }
         }
-        // The mover's lanes: the low 8m bits (m <= 8); the lanes past 2m are empty.
-        let mine_mask = u128::from(u64::MAX >> (64 - 8 * m));
-        let mine = x & mine_mask;
-        let theirs = x & !mine_mask;
-        if mine == 0 || theirs == 0 {
-            sowing.mover_gain += Narrow(mine).sum_all();
-            sowing.opponent_gain = Narrow(theirs).sum_all();
+
+        // Game end: a side has no seeds; each side's seeds go to its owner's store.
+        let (mine, theirs) = houses.split_halves(m);
+        if mine.is_zero() || theirs.is_zero() {
+            sowing.mover_gain += mine.sum_all();
+            sowing.opponent_gain = theirs.sum_all();
             sowing.game_over = true;
             sowing.extra_turn = false;
-            return (
-                Board {
-                    houses: Narrow(0),
-                    m: self.m,
-                },
-                sowing,
-            );
-        }
-        if !sowing.extra_turn {
-            x = theirs >> (8 * m) | mine << (8 * m);
-        }
-        (
-            Board {
-                houses: Narrow(x),
+            let board = Board {
+                houses: L::default(),
                 m: self.m,
-            },
-            sowing,
-        )
+            };
+            return (board, sowing);
+        }
+
+        let board = Board { houses, m: self.m };
+        let next = if sowing.extra_turn {
+            board
+        } else {
+            board.flipped()
+        };
+        (next, sowing)
     }
 }
 
@@ -376,9 +265,10 @@ mod tests {
     use crate::lanes::Wide;
 
     #[test]
-    fn narrow_sowing_matches_the_general_one() {
+    fn narrow_and_wide_sow_alike() {
         // Random boards of 1 to 8 houses a side, from sparse to several laps a house, every
-        // move under both rules: the same board and the same sowing.
+        // move under both rules: the same board and the same sowing on both lane types (the
+        // narrow lanes sow the rest of a lap from a table, the wide ones range by range).
         let mut rng = crate::rng::Rng::new(7);
         let mut sown = 0;
         for round in 0..20_000 {
@@ -389,19 +279,20 @@ mod tests {
                 let i = rng.below(2 * m as u64) as usize;
                 houses[i] /= 2;
             }
-            let Some(board) = Board::<Narrow>::from_houses(&houses[..m], &houses[m..]) else {
-                continue;
-            };
-            if board.is_finished() {
+            let narrow = Board::<Narrow>::from_houses(&houses[..m], &houses[m..]).unwrap();
+            let wide = Board::<Wide>::from_houses(&houses[..m], &houses[m..]).unwrap();
+            if narrow.is_finished() {
                 continue;
             }
-            for h in (0..m).filter(|&h| board.mover_house(h) > 0) {
+            for h in (0..m).filter(|&h| narrow.mover_house(h) > 0) {
                 for rules in [Rules::Standard, Rules::EmptyCapture] {
-                    assert_eq!(
-                        board.sow_narrow(h, rules),
-                        board.sow_lanes(h, rules),
-                        "{board:?} house {h} {rules:?}"
-                    );
+                    let (a, sa) = narrow.sow(h, rules);
+                    let (b, sb) = wide.sow(h, rules);
+                    assert_eq!(sa, sb, "{narrow:?} house {h} {rules:?}");
+                    for i in 0..m {
+                        assert_eq!(a.mover_house(i), b.mover_house(i), "{narrow:?} house {h}");
+                        assert_eq!(a.opponent_house(i), b.opponent_house(i), "{narrow:?}");
+                    }
                     sown += 1;
                 }
             }
@@ -428,24 +319,5 @@ mod tests {
             (0..6).map(|i| next.opponent_house(i)).collect::<Vec<_>>(),
             [0, 2, 1, 1, 1, 1]
         );
-    }
-
-    #[test]
-    fn narrow_and_wide_sow_alike() {
-        let mover = [4, 0, 9, 1, 30, 2, 0];
-        let opponent = [0, 3, 5, 0, 1, 16, 7];
-        let n = Board::<Narrow>::from_houses(&mover, &opponent).unwrap();
-        let w = Board::<Wide>::from_houses(&mover, &opponent).unwrap();
-        for h in [0, 2, 3, 4, 5] {
-            for rules in [Rules::Standard, Rules::EmptyCapture] {
-                let (a, sa) = n.sow(h, rules);
-                let (b, sb) = w.sow(h, rules);
-                assert_eq!(sa, sb);
-                for i in 0..7 {
-                    assert_eq!(a.mover_house(i), b.mover_house(i));
-                    assert_eq!(a.opponent_house(i), b.opponent_house(i));
-                }
-            }
-        }
     }
 }

@@ -29,9 +29,6 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use crate::board::{Board, Sowing};
-use crate::rules::Rules;
-
 /// Storage of up to [`Lanes::CAPACITY`] small counters with range operations done word-wise.
 ///
 /// Ranges are half-open `[lo, hi)` lane intervals with `lo <= hi <= CAPACITY`.
@@ -47,8 +44,47 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
     fn lane(self, i: usize) -> u32;
     /// Sets lane `i` to `v` (`v <= LANE_MAX`).
     fn set_lane(&mut self, i: usize, v: u32);
+    /// Empties lane `i` and returns what it held.
+    #[inline]
+    fn take(&mut self, i: usize) -> u32 {
+        let v = self.lane(i);
+        self.set_lane(i, 0);
+        v
+    }
+    /// [`Lanes::lane`] of a lane in the low half (`i < CAPACITY / 2`), which a lane type may
+    /// read more cheaply (the narrow lanes: in their low word alone).
+    #[inline]
+    fn low_lane(self, i: usize) -> u32 {
+        debug_assert!(i < Self::CAPACITY / 2);
+        self.lane(i)
+    }
+    /// [`Lanes::take`] of a lane in the low half (`i < CAPACITY / 2`), as [`Lanes::low_lane`].
+    #[inline]
+    fn take_low_lane(&mut self, i: usize) -> u32 {
+        debug_assert!(i < Self::CAPACITY / 2);
+        self.take(i)
+    }
     /// Adds `k` to every lane of `[lo, hi)`; the caller guarantees no lane passes `LANE_MAX`.
     fn add_range(&mut self, lo: usize, hi: usize, k: u32);
+    /// Adds one to each of the `count` lanes from lane `start` on, wrapping from lane `n - 1`
+    /// back to lane 0 (`start < n <= CAPACITY`, `count < n`: no lane gains twice); the caller
+    /// guarantees no lane passes `LANE_MAX`.
+    ///
+    /// ```text
+    ///  n = 6, start = 4, count = 4:   lane  0  1  2  3  4  5
+    ///                                       +1 +1  .  . +1 +1
+    /// ```
+    #[inline]
+    fn add_one_wrapping(&mut self, start: usize, count: usize, n: usize) {
+        debug_assert!(start < n && n <= Self::CAPACITY && count < n);
+        let end = start + count;
+        if end <= n {
+            self.add_range(start, end, 1);
+        } else {
+            self.add_range(start, n, 1);
+            self.add_range(0, end - n, 1);
+        }
+    }
     /// Sum of the lanes of `[lo, hi)`.
     fn sum_range(self, lo: usize, hi: usize) -> u32;
     /// Sum of every lane.
@@ -60,7 +96,16 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
     fn is_zero_range(self, lo: usize, hi: usize) -> bool;
     /// Bit `i - lo` of the result is set when lane `i` of `[lo, hi)` is non-zero.
     fn nonzero_mask(self, lo: usize, hi: usize) -> u32;
-    /// Exchanges lanes `[0, m)` with lanes `[m, 2m)` (`2m <= CAPACITY`; lanes above are zero).
+    /// Whether every lane is zero.
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self == Self::default()
+    }
+    /// The lanes `[0, m)` and the lanes `[m, 2m)` apart, each in place with the other's lanes
+    /// zero (`1 <= m`, `2m <= CAPACITY`; lanes from `2m` on are zero).
+    fn split_halves(self, m: usize) -> (Self, Self);
+    /// Exchanges lanes `[0, m)` with lanes `[m, 2m)` (`1 <= m`, `2m <= CAPACITY`; lanes from
+    /// `2m` on are zero).
     fn swap_halves(self, m: usize) -> Self;
     /// Lanes `0..16` as bytes, each clamped to 255 (the databases index boards whose houses
     /// fit a byte).
@@ -73,12 +118,6 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
                 0
             }
         })
-    }
-    /// [`Board::sow`](crate::Board::sow) on these lanes: by default the general sowing in
-    /// their range operations; a lane type may have a shorter way.
-    #[inline(always)]
-    fn sow(board: Board<Self>, h: usize, rules: Rules) -> (Board<Self>, Sowing) {
-        board.sow_lanes(h, rules)
     }
     /// A 64-bit digest of the lanes, for hashing into tables.
     fn digest(self) -> u64;
@@ -117,6 +156,53 @@ const NARROW_LOW: [u128; 32] = {
     low
 };
 
+/// `NARROW_WRAPPING[n - 1][start][count]`: a one in each of the `count` narrow lanes from lane
+/// `start` on, wrapping from lane `n - 1` back to lane 0 (`start < n <= 16`, `count < n`; the
+/// other entries are zero), for [`Lanes::add_one_wrapping`]. Every index fits 4 bits, so masked
+/// it needs no bounds check; 4 KiB for one `n`, 64 KiB in all.
+///
+/// ```text
+///  NARROW_WRAPPING[5][4][4] (n = 6): lanes 5 4 3 2 1 0 = 01 01 00 00 01 01 (hex bytes)
+/// ```
+static NARROW_WRAPPING: [[[u128; 16]; 16]; 16] = {
+    let mut table = [[[0u128; 16]; 16]; 16];
+    let mut n = 1;
+    while n <= 16 {
+        let mut start = 0;
+        while start < n {
+            let mut count = 1;
+            while count < n {
+                let lane = (start + count - 1) % n;
+                table[n - 1][start][count] =
+                    table[n - 1][start][count - 1] + (1u128 << (NARROW_LANE_BITS * lane));
+                count += 1;
+            }
+            start += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// `NARROW_ALL_BUT[i]`: every bit but those of narrow lane `i`, for clearing it in one `and`.
+const NARROW_ALL_BUT: [u128; 16] = {
+    let mut all_but = [0u128; 16];
+    let mut i = 0;
+    while i < 16 {
+        all_but[i] = !(0xFF << (NARROW_LANE_BITS * i));
+        i += 1;
+    }
+    all_but
+};
+
+/// Bits of the narrow lanes `[0, m)`, all set, for a half `1 <= m <= 8`: in the low word, so
+/// that the compiler knows the high word of what it masks is zero.
+#[inline(always)]
+fn narrow_low_half(m: usize) -> u128 {
+    debug_assert!((1..=8).contains(&m));
+    u128::from(u64::MAX >> ((64 - NARROW_LANE_BITS * m) & 63))
+}
+
 /// Bits of the lanes `[lo, hi)` of a narrow vector (`lo, hi <= 16`), all set (none when
 /// `hi <= lo`): two reads of a table, where shifting a `u128` by a variable amount takes
 /// branches.
@@ -152,8 +238,35 @@ impl Lanes for Narrow {
     }
 
     #[inline(always)]
+    fn take(&mut self, i: usize) -> u32 {
+        let v = self.lane(i);
+        self.0 &= NARROW_ALL_BUT[i & 15];
+        v
+    }
+
+    #[inline(always)]
+    fn low_lane(self, i: usize) -> u32 {
+        debug_assert!(i < 8);
+        ((self.0 as u64) >> (NARROW_LANE_BITS * (i & 7))) as u32 & 0xFF
+    }
+
+    #[inline(always)]
+    fn take_low_lane(&mut self, i: usize) -> u32 {
+        let v = self.low_lane(i);
+        self.0 &= !u128::from(0xFFu64 << (NARROW_LANE_BITS * (i & 7)));
+        v
+    }
+
+    #[inline(always)]
     fn add_range(&mut self, lo: usize, hi: usize, k: u32) {
         self.0 += (NARROW_ONES & narrow_mask(lo, hi)) * u128::from(k);
+    }
+
+    /// One addition of a run read from a table (`NARROW_WRAPPING`).
+    #[inline(always)]
+    fn add_one_wrapping(&mut self, start: usize, count: usize, n: usize) {
+        debug_assert!(start < n && n <= 16 && count < n);
+        self.0 += NARROW_WRAPPING[(n - 1) & 15][start & 15][count & 15];
     }
 
     #[inline(always)]
@@ -186,13 +299,14 @@ impl Lanes for Narrow {
     }
 
     #[inline(always)]
-    fn sow(board: Board<Self>, h: usize, rules: Rules) -> (Board<Self>, Sowing) {
-        board.sow_narrow(h, rules)
+    fn split_halves(self, m: usize) -> (Self, Self) {
+        let low = self.0 & narrow_low_half(m);
+        (Narrow(low), Narrow(self.0 ^ low))
     }
 
     #[inline(always)]
     fn swap_halves(self, m: usize) -> Self {
-        let low = self.0 & narrow_mask(0, m);
+        let low = self.0 & narrow_low_half(m);
         let shift = NARROW_LANE_BITS * m;
         Narrow((self.0 >> shift) | (low << shift))
     }
@@ -325,6 +439,12 @@ impl Lanes for Wide {
     }
 
     #[inline]
+    fn split_halves(self, m: usize) -> (Self, Self) {
+        let low = self.and(wide_mask(0, m, u64::MAX));
+        (low, Wide(std::array::from_fn(|i| self.0[i] ^ low.0[i])))
+    }
+
+    #[inline]
     fn swap_halves(self, m: usize) -> Self {
         let low = self.and(wide_mask(0, m, u64::MAX));
         let high = self.shr(WIDE_LANE_BITS * m);
@@ -394,6 +514,12 @@ mod tests {
                 expected.set_lane(i, 0);
             }
             assert_eq!(lanes.swap_halves(m), expected, "m = {m}");
+            let (low, high) = lanes.split_halves(m);
+            for (i, &v) in values.iter().enumerate().take(2 * m) {
+                let (mine, other) = if i < m { (low, high) } else { (high, low) };
+                assert_eq!((mine.lane(i), other.lane(i)), (v, 0), "m = {m}, lane {i}");
+            }
+            assert_eq!(low.is_zero(), values[..m].iter().all(|&v| v == 0));
         }
     }
 
@@ -418,6 +544,51 @@ mod tests {
         check_against_array::<Wide>(&[
             1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 0, 0, 0, 0, 0, 0,
         ]);
+    }
+
+    #[test]
+    fn narrow_wrapping_runs_match_the_ranges() {
+        // The narrow table against the default (two ranges at most, as the wide lanes do it).
+        for n in 1..=16 {
+            for start in 0..n {
+                for count in 0..n {
+                    let mut narrow = Narrow::default();
+                    narrow.add_one_wrapping(start, count, n);
+                    let mut wide = Wide::default();
+                    wide.add_one_wrapping(start, count, n);
+                    for i in 0..16 {
+                        let covered = (i + n - start) % n < count && i < n;
+                        assert_eq!(
+                            narrow.lane(i),
+                            u32::from(covered),
+                            "{n} {start} {count} {i}"
+                        );
+                        assert_eq!(wide.lane(i), u32::from(covered), "{n} {start} {count} {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn take_empties_one_lane() {
+        let values = [3, 0, 7, 1, 0, 0, 9, 2, 0, 4, 5, 0, 6, 1, 0, 8];
+        for i in 0..16 {
+            let mut lanes = Narrow::default();
+            for (j, &v) in values.iter().enumerate() {
+                lanes.set_lane(j, v);
+            }
+            let mut low = lanes;
+            assert_eq!(lanes.take(i), values[i]);
+            if i < 8 {
+                assert_eq!(low.low_lane(i), values[i]);
+                assert_eq!(low.take_low_lane(i), values[i]);
+                assert_eq!(low, lanes);
+            }
+            for (j, &v) in values.iter().enumerate() {
+                assert_eq!(lanes.lane(j), if j == i { 0 } else { v });
+            }
+        }
     }
 
     #[test]

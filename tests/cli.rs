@@ -1565,7 +1565,7 @@ fn ctrl_c_of_a_solve_says_what_it_searched() {
 }
 
 #[test]
-fn ctrl_c_of_analyze_query_and_match_says_what_was_kept() {
+fn ctrl_c_of_analyze_query_match_and_replay_says_what_was_kept() {
     use std::io::{BufRead, Write};
     use std::process::Stdio;
     use std::time::{Duration, Instant};
@@ -1679,5 +1679,35 @@ fn ctrl_c_of_analyze_query_and_match_says_what_was_kept() {
             "{name}: {text}"
         );
     }
+    // replay, valuing a Kalah(6,6) game by search: how far it got, nothing printed.
+    let game = cli_common::fresh_dir("replay-interrupted");
+    let made = cli_common::command()
+        .args([
+            "match", "random", "random", "-m", "6", "-n", "6", "--games", "1",
+        ])
+        .arg("--record")
+        .arg(&game)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr_of(&made));
+    let child = cli_common::command()
+        .arg("replay")
+        .arg(game.join("game-0001.txt"))
+        .args(["--no-db", "--solve-seeds", "60"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2000));
+    cli_common::interrupt(&child);
+    let out = cli_common::wait_within(child, Duration::from_secs(30));
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted after valuing") && err.contains("nothing printed"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&game);
 }

@@ -27,6 +27,7 @@ mod query;
 mod replay;
 mod replay_forecast;
 mod replay_plot;
+mod replay_ply;
 mod search;
 mod search_progress;
 mod serve;

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -18,6 +19,7 @@ use super::db_choice::DbChoice;
 use super::human::human_duration;
 use super::progress::Indicator;
 use super::replay_forecast::Forecast;
+use super::replay_ply::{Ply, Valuation};
 
 /// Replay a recorded game: every position, the action played and, under Kalah rules, the exact
 /// value of each sowing against the best one (the mistake, in seeds).
@@ -69,22 +71,12 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 
-    /// Print JSON (see docs/commands.md for the fields).
+    /// Print one JSON object: the record's header (`variant`, `south`, `north`, `result`,
+    /// ...) and `moves`, one a ply: `ply`, `side`, `player`, `action`, `value` (the sowing's
+    /// value for the mover, null if not valued), `best` and `best_move`, `mistake` (seeds
+    /// lost), `source`, `exact` (false for an estimate).
     #[arg(long)]
     json: bool,
-}
-
-/// The exact value of one sowing.
-pub(super) struct Valuation {
-    /// The sowing's value for the mover.
-    pub(super) value: i32,
-    /// The position's value for the mover (its best sowing's).
-    pub(super) best: i32,
-    /// The lowest best house.
-    best_move: Move,
-    /// `"database"`, `"ledger"` (the opening books), `"search"` (all exact) or `"estimate"`
-    /// (a search [`ESTIMATE_DEPTH`] sowings deep: not exact).
-    pub(super) source: &'static str,
 }
 
 /// The depth of the search that estimates the sowings beyond the exact ones: a few
@@ -100,28 +92,6 @@ const FORECAST_AFTER: Duration = Duration::from_secs(1);
 
 /// `--solve-seeds` without database files.
 const SOLVE_WITHOUT_DB: u32 = 30;
-
-impl Valuation {
-    /// Move `mv` of a position answered whole by `a` (from the databases or the books, which
-    /// value every legal move).
-    fn of(a: &kalah::Analysis, mv: Move, source: &'static str) -> Valuation {
-        Valuation {
-            value: a.value_of(mv).expect("every legal move is valued"),
-            best: a.value,
-            best_move: a.best[0],
-            source,
-        }
-    }
-}
-
-/// One action of the game, with the position before it.
-pub(super) struct Ply {
-    pub(super) state: PlayState,
-    pub(super) side: Side,
-    pub(super) seat: usize,
-    pub(super) action: Action,
-    pub(super) valuation: Option<Valuation>,
-}
 
 /// Values sowings: from the database when it holds the position, else by one solver shared by
 /// the whole replay (its table stays warm from one position to the next).
@@ -335,41 +305,71 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let mut game = Game::new(rules);
     let mut plies = Vec::with_capacity(record.actions.len());
-    for (i, &action) in record.actions.iter().enumerate() {
-        let state = *game.state();
-        let side = state
-            .to_move()
-            .expect("a parsed record has only legal actions");
-        // Under the pie rule, North may still swap until it has answered South's first turn.
-        // Under mankalah the first sowing earns no extra turn, which the solver does not know.
-        let swap_ahead = rules.pie && game.actions().iter().all(|&(s, _)| s == Side::South)
-            || state.first_sowing_passes();
-        let took = Instant::now();
-        let valuation = match (action, &judge) {
-            (Action::Sow(mv), Some(judge)) if !swap_ahead => judge.value(&state, mv)?,
-            _ => None,
-        };
-        if let Some(v) = &valuation {
-            forecast.record(seeds_before[i], v.source, took.elapsed());
-            let left = forecast.remaining(seeds_before[i + 1..].iter().copied());
-            match left {
-                Some(left) if started.elapsed() >= FORECAST_AFTER => {
-                    indicator.set_message(format!("{of_all}, about {} left", human_duration(left)))
+    // Ctrl-C or SIGTERM while the actions are valued: nothing is printed or drawn (the values
+    // come out together at the end), so the process says how far it got and ends at once.
+    let valued = AtomicUsize::new(0);
+    let done = AtomicBool::new(false);
+    let mut value_actions = || -> Result<(), CliError> {
+        for (i, &action) in record.actions.iter().enumerate() {
+            let state = *game.state();
+            let side = state
+                .to_move()
+                .expect("a parsed record has only legal actions");
+            // Under the pie rule, North may still swap until it has answered South's first turn.
+            // Under mankalah the first sowing earns no extra turn, which the solver does not know.
+            let swap_ahead = rules.pie && game.actions().iter().all(|&(s, _)| s == Side::South)
+                || state.first_sowing_passes();
+            let took = Instant::now();
+            let valuation = match (action, &judge) {
+                (Action::Sow(mv), Some(judge)) if !swap_ahead => judge.value(&state, mv)?,
+                _ => None,
+            };
+            if let Some(v) = &valuation {
+                forecast.record(seeds_before[i], v.source, took.elapsed());
+                let left = forecast.remaining(seeds_before[i + 1..].iter().copied());
+                match left {
+                    Some(left) if started.elapsed() >= FORECAST_AFTER => indicator
+                        .set_message(format!("{of_all}, about {} left", human_duration(left))),
+                    _ => indicator.set_message(&of_all),
                 }
-                _ => indicator.set_message(&of_all),
             }
+            plies.push(Ply {
+                state,
+                side,
+                seat: game.seat(side),
+                action,
+                valuation,
+            });
+            game.play(action)
+                .expect("a parsed record has only legal actions");
+            indicator.inc(1);
+            valued.fetch_add(1, Ordering::Relaxed);
         }
-        plies.push(Ply {
-            state,
-            side,
-            seat: game.seat(side),
-            action,
-            valuation,
+        Ok(())
+    };
+    kalah::catch_interrupt();
+    let total = record.actions.len();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if kalah::interrupted() {
+                    indicator.suspend(|| {
+                        eprintln!(
+                            "interrupted after valuing {} of {total} actions: nothing printed, \
+                             no plot drawn (a replay keeps nothing; fewer --solve-seeds, or \
+                             --no-estimates, make it shorter)",
+                            valued.load(Ordering::Relaxed)
+                        );
+                        std::process::exit(130)
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
         });
-        game.play(action)
-            .expect("a parsed record has only legal actions");
-        indicator.inc(1);
-    }
+        let result = value_actions();
+        done.store(true, Ordering::Relaxed);
+        result
+    })?;
     indicator.finish();
 
     if let Some(path) = &args.plot {

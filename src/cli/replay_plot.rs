@@ -22,7 +22,7 @@ use kalah::Side;
 use kalah::play::record::Record;
 
 use super::CliError;
-use super::replay::Ply;
+use super::replay_ply::Ply;
 
 /// Draws the plies of `record` into `path` (an SVG file), written whole.
 pub(super) fn write(path: &Path, record: &Record, plies: &[Ply]) -> Result<(), CliError> {
