@@ -210,3 +210,125 @@ fn every_start_solves_as_recorded() {
         check(row);
     }
 }
+
+/// The runs of `data/values/big-starts.jsonl` (`scripts/big-values.sh`): the starts of seven
+/// houses and more, each cell solved two ways (`way`: other levels, or none, or one thread).
+fn big() -> Vec<Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/values/big-starts.jsonl");
+    let text = std::fs::read_to_string(path).expect("data/values/big-starts.jsonl is readable");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+/// The fields of a solve that do not depend on the way it was run.
+const SAME_EVERY_WAY: [&str; 6] = ["variant", "rules", "position", "value", "best", "moves"];
+
+#[test]
+fn every_big_start_is_solved_two_ways_that_agree() {
+    let rows = big();
+    let mut cells: HashMap<String, Vec<&Value>> = HashMap::new();
+    for row in &rows {
+        cells.entry(name(row)).or_default().push(row);
+    }
+    // At least Kalah(7,1..2) and (8,1..2), both rules.
+    assert!(cells.len() >= 8, "{} cells", cells.len());
+    for (cell, runs) in &cells {
+        assert!(runs.len() >= 2, "{cell}: solved one way only");
+        let ways: std::collections::HashSet<&Value> = runs.iter().map(|r| &r["way"]).collect();
+        assert_eq!(ways.len(), runs.len(), "{cell}: two runs the same way");
+        for run in &runs[1..] {
+            for field in SAME_EVERY_WAY {
+                assert_eq!(
+                    run[field], runs[0][field],
+                    "{cell}: {field}, {} against {}",
+                    run["way"], runs[0]["way"]
+                );
+            }
+        }
+        // Every first move valued, the best ones those worth the value.
+        let value = &runs[0]["value"];
+        let moves = runs[0]["moves"].as_array().expect("moves");
+        let best: Vec<&Value> = moves
+            .iter()
+            .filter(|m| &m["value"] == value)
+            .map(|m| &m["house"])
+            .collect();
+        let recorded: Vec<&Value> = runs[0]["best"].as_array().expect("best").iter().collect();
+        assert_eq!(best, recorded, "{cell}");
+        assert_eq!(
+            moves.len() as u64,
+            runs[0]["houses"].as_u64().unwrap(),
+            "{cell}"
+        );
+    }
+}
+
+#[test]
+fn the_quick_big_starts_solve_as_recorded() {
+    let rows = big();
+    let quick: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["nodes"].as_u64().expect("nodes") <= QUICK_NODES)
+        // Levels built in memory in a second or less.
+        .filter(|r| r["db_build_ms"].as_u64().unwrap_or(0) <= 1000)
+        .collect();
+    assert!(quick.len() >= 8, "{} quick runs", quick.len());
+    for row in quick {
+        let args: Vec<&str> = row["command"]
+            .as_str()
+            .expect("command")
+            .split(' ')
+            .skip(1)
+            .collect();
+        let now = json(&args);
+        for field in SAME_EVERY_WAY {
+            assert_eq!(
+                now[field],
+                row[field],
+                "{} {}: {field}",
+                name(row),
+                row["way"]
+            );
+        }
+    }
+}
+
+#[test]
+fn the_table_of_seven_houses_and_more_says_what_the_runs_found() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/values.md"))
+        .expect("docs/values.md is readable");
+    let table = doc
+        .split("<!-- big-starts -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /big-starts -->").next())
+        .expect("docs/values.md has the table of seven houses and more");
+    let rows = big();
+    let mut seen = 0;
+    for line in table.lines().filter(|l| l.starts_with("| Kalah(")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (variant, rules, value) = (cells[1], cells[2], cells[3]);
+        let runs: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["variant"] == variant && r["rules"] == rules)
+            .collect();
+        assert!(runs.len() >= 2, "{line}: solved two ways");
+        let best = runs[0]["best"]
+            .as_array()
+            .expect("best")
+            .iter()
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let v = runs[0]["value"].as_i64().expect("value");
+        let said = if v > 0 {
+            format!("+{v} ({best})")
+        } else {
+            format!("{v} ({best})")
+        };
+        assert_eq!(value, said, "{line}");
+        seen += 1;
+    }
+    assert!(seen >= 8, "{seen} rows");
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Solves the starts of Kalah(m,n) with seven houses and more, both capture rules, two ways, and
+# writes each run to data/values/big-starts.jsonl: one `kalah solve --json --all-moves` object a
+# line with three fields added: "way" (how it was solved), "command" (the arguments given) and
+# "machine". tests/values.rs checks that the two ways agree on every cell both reached, solves
+# the small cells again and has the naive solver check the smallest.
+#
+# The two ways, each with another set of endgame levels, built in memory for the run (no file is
+# read): "levels-0..L", the levels up to L seeds (L by the houses, as many as build in seconds:
+# 16 for 7 houses, 14 for 8, and below the start's seeds), and a second run with the levels up
+# to L-4 seeds, or none at all ("search-only", --memory-db off) where the start has 24 seeds or
+# fewer. Levels are for 8 houses at most: from 9 houses on, the two ways are "search-only" on
+# every thread and "search-only-serial" (--threads 1: another order of search, another table).
+# A run that takes longer than LIMIT seconds (default 1800) is left out, and said so on stderr.
+#
+# Usage: nice -n 19 scripts/big-values.sh [VARIANT ...]   e.g. scripts/big-values.sh 7,1 8,2
+# Default: Kalah(7..12, 1), Kalah(7..10, 2) and Kalah(7,3), the quickest first. Runs of the variants given
+# replace their old rows (of the same way); the others are kept.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# KALAH=BINARY runs that binary instead of building one.
+if [ -z "${KALAH:-}" ]; then cargo build --release --quiet; fi
+kalah=${KALAH:-target/release/kalah}
+out=data/values/big-starts.jsonl
+limit=${LIMIT:-1800}
+machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
+
+variants=("$@")
+if [ ${#variants[@]} -eq 0 ]; then
+  variants=(7,1 8,1 9,1 10,1 7,2 8,2 7,3 11,1 9,2 12,1 10,2)
+fi
+touch "$out"
+# The top level built in memory for M houses (7 or 8; its largest level has some 70 M boards).
+top_for() {
+  case $1 in 7) echo 16 ;; *) echo 14 ;; esac
+}
+for v in "${variants[@]}"; do
+  m=${v%,*}
+  n=${v#*,}
+  seeds=$((2 * m * n))
+  top=$(top_for "$m")
+  if [ "$top" -ge "$seeds" ]; then top=$((seeds - 2)); fi
+  if [ "$seeds" -le 24 ]; then second=off; else second=$((top - 4)); fi
+  ways=("$top" "$second")
+  if [ "$m" -ge 9 ]; then ways=(off serial); fi
+  for rules in standard empty-capture; do
+    for levels in "${ways[@]}"; do
+      args=(solve --houses "$m" --seeds "$n" --rules "$rules" --all-moves --json --long)
+      case $levels in
+        off) way=search-only; args+=(--memory-db off) ;;
+        serial) way=search-only-serial; args+=(--memory-db off --threads 1) ;;
+        *) way="levels-0..$levels"; args+=(--memory-db "$levels") ;;
+      esac
+      echo "Kalah($v) $rules, $way: kalah ${args[*]}" >&2
+      status=0
+      row=$(timeout "$limit" "$kalah" "${args[@]}" 2>"$out.err") || status=$?
+      if [ "$status" -eq 124 ]; then
+        echo "  left out: not solved within $limit s" >&2
+        continue
+      elif [ "$status" -ne 0 ]; then
+        echo "  failed: $(tail -1 "$out.err")" >&2
+        continue
+      fi
+      row=$(jq -c --arg way "$way" --arg cmd "kalah ${args[*]}" --arg machine "$machine" \
+        '. + {way: $way, command: $cmd, machine: $machine}' <<<"$row")
+      echo "  $(jq -c '{value, best, time_ms, nodes}' <<<"$row")" >&2
+      # Replace the row of the same cell, rules and way; keep the others.
+      jq -c --arg v "Kalah($v)" --arg r "$rules" --arg w "$way" \
+        'select(.variant != $v or .rules != $r or .way != $w)' "$out" >"$out.tmp"
+      echo "$row" >>"$out.tmp"
+      mv "$out.tmp" "$out"
+    done
+  done
+done
+rm -f "$out.err"
+echo "wrote $out ($(grep -c . "$out") runs)" >&2
