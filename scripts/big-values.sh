@@ -2,7 +2,8 @@
 # Solves the starts of Kalah(m,n) with seven houses and more, both capture rules, two ways, and
 # writes each run to data/values/big-starts.jsonl: one `kalah solve --json --all-moves` object a
 # line with three fields added: "way" (how it was solved), "command" (the arguments given) and
-# "machine". tests/values.rs checks that the two ways agree on every cell both reached, solves
+# "machine". A cell is written there only once it is solved both ways; a cell solved one way
+# only (the other past LIMIT) goes to data/values/big-starts-one-way.jsonl. tests/values.rs checks that the two ways agree on every cell both reached, solves
 # the small cells again and has the naive solver check the smallest.
 #
 # The two ways, each with another set of endgame levels, built in memory for the run (no file is
@@ -22,6 +23,7 @@ cd "$(dirname "$0")/.."
 if [ -z "${KALAH:-}" ]; then cargo build --release --quiet; fi
 kalah=${KALAH:-target/release/kalah}
 out=data/values/big-starts.jsonl
+one_way=data/values/big-starts-one-way.jsonl
 limit=${LIMIT:-1800}
 machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 
@@ -44,6 +46,9 @@ for v in "${variants[@]}"; do
   ways=("$top" "$second")
   if [ "$m" -ge 9 ]; then ways=(off serial); fi
   for rules in standard empty-capture; do
+    # The runs of this cell, written to the file only when both ways are done (a cell solved
+    # one way goes to $one_way instead: not checked, not in the table).
+    runs=()
     for levels in "${ways[@]}"; do
       args=(solve --houses "$m" --seeds "$n" --rules "$rules" --all-moves --json --long)
       case $levels in
@@ -64,12 +69,18 @@ for v in "${variants[@]}"; do
       row=$(jq -c --arg way "$way" --arg cmd "kalah ${args[*]}" --arg machine "$machine" \
         '. + {way: $way, command: $cmd, machine: $machine}' <<<"$row")
       echo "  $(jq -c '{value, best, time_ms, nodes}' <<<"$row")" >&2
-      # Replace the row of the same cell, rules and way; keep the others.
-      jq -c --arg v "Kalah($v)" --arg r "$rules" --arg w "$way" \
-        'select(.variant != $v or .rules != $r or .way != $w)' "$out" >"$out.tmp"
-      echo "$row" >>"$out.tmp"
-      mv "$out.tmp" "$out"
+      runs+=("$row")
     done
+    if [ ${#runs[@]} -lt 2 ]; then
+      if [ ${#runs[@]} -gt 0 ]; then printf "%s\n" "${runs[@]}" >>"$one_way"; fi
+      echo "  Kalah($v) $rules: not solved two ways; its run (if any) is in $one_way" >&2
+      continue
+    fi
+    # Replace the rows of the same cell and rules; keep the others.
+    jq -c --arg v "Kalah($v)" --arg r "$rules" \
+      'select(.variant != $v or .rules != $r)' "$out" >"$out.tmp"
+    printf '%s\n' "${runs[@]}" >>"$out.tmp"
+    mv "$out.tmp" "$out"
   done
 done
 rm -f "$out.err"
