@@ -697,7 +697,7 @@ pub struct Estimate {
 /// Transpositions, finished games and the levels slow the growth ever faster deeper down, so
 /// the estimate errs large, not small: Kalah(6,6) to depth 10, counted to depth 8 (0.6 s),
 /// 32.3 M boards where 32.0 M are; Kalah(4,3) to depth 16, where the game runs out of boards,
-/// 2.5 M/// where 0.8 M are. Counting the probe takes at most `max_bytes` ([`TooLarge`]).
+/// 2.5 M where 0.8 M are. Counting the probe takes at most `max_bytes` ([`TooLarge`]).
 pub fn estimate(
     root: &Position<Narrow>,
     depth: u32,
@@ -705,6 +705,42 @@ pub fn estimate(
     max_bytes: u64,
 ) -> Result<Estimate, TooLarge> {
     let walked = walk(root, depth, top, max_bytes, PROBE_BOARDS)?;
+    Ok(extrapolate(&walked, depth))
+}
+
+/// A book that [`positions_within`] refuses: too large by its [`estimate`], before counting,
+/// or by the count itself, should the estimate have erred small.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Refused {
+    /// The estimate is past the memory allowed.
+    Estimated(Estimate),
+    /// The count reached the memory allowed.
+    Counted(TooLarge),
+}
+
+/// [`positions_to`] within `max_bytes`, refused at once when the [`estimate`] is past them;
+/// the probe of the estimate is the answer when it reached the depth (a small book is walked
+/// once).
+pub fn positions_within(
+    root: &Position<Narrow>,
+    depth: u32,
+    top: Option<u32>,
+    max_bytes: u64,
+) -> Result<Vec<(Position<Narrow>, u32)>, Refused> {
+    let walked = walk(root, depth, top, max_bytes, PROBE_BOARDS).map_err(Refused::Counted)?;
+    let guess = extrapolate(&walked, depth);
+    if guess.exact {
+        return Ok(walked.boards);
+    }
+    if guess.bytes > max_bytes {
+        return Err(Refused::Estimated(guess));
+    }
+    drop(walked);
+    positions_to(root, depth, top, max_bytes).map_err(Refused::Counted)
+}
+
+/// The [`Estimate`] of the book to `depth` from the walk of its first plies.
+fn extrapolate(walked: &Walk, depth: u32) -> Estimate {
     let plies = &walked.plies;
     let last = plies.len() - 1;
     let counted_to = last as u32;
@@ -734,14 +770,14 @@ pub fn estimate(
             peak = peak.max(total * COST_FOUND as f64 + (waiting + next) * COST_WAITING as f64);
         }
     }
-    Ok(Estimate {
+    Estimate {
         boards: total.min(u64::MAX as f64) as u64,
         bytes: peak.min(u64::MAX as f64) as u64,
         counted_to,
         counted,
         growth: first_growth,
         exact,
-    })
+    }
 }
 
 /// What a board met takes in the walk, its containers' spare capacity and overhead included:

@@ -602,6 +602,16 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
     let deep = kalah::book::estimate(&root, 16, None, u64::MAX).unwrap();
     assert!(deep.bytes > 1 << 40 && deep.counted_to < 10, "{deep:?}");
     assert!(kalah::book::estimate(&root, 16, None, 1 << 20).is_err());
+    // positions_within: the probe's boards when it reached the depth, a refusal by the
+    // estimate past the budget.
+    assert_eq!(
+        kalah::book::positions_within(&root, 4, None, u64::MAX).unwrap(),
+        all
+    );
+    assert!(matches!(
+        kalah::book::positions_within(&root, 16, None, 1 << 30),
+        Err(kalah::book::Refused::Estimated(_))
+    ));
     // The command says so under a 1 GB address-space limit (`ulimit -v`), exit 2, before the
     // memory runs out, and makes no ledger.
     let home = fresh_dir("book-memory");

@@ -132,40 +132,40 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The boards of the book of `root` to `depth` ([`kalah::book::positions_to`]) within the
-/// memory this process may use ([`kalah::memory_budget`]): refused at once when the estimate
-/// ([`kalah::book::estimate`]) is past it, and, should the estimate err small, when the count
-/// itself reaches it, before the machine runs out.
+/// The boards of the book of `root` to `depth` within the memory this process may use
+/// ([`kalah::memory_budget`], [`kalah::book::positions_within`]): refused at once when the
+/// estimate is past it, and, should the estimate err small, when the count itself reaches it,
+/// before the machine runs out.
 fn boards_of(
     root: &kalah::Position<kalah::Narrow>,
     depth: u32,
     top: Option<u32>,
 ) -> Result<Vec<(kalah::Position<kalah::Narrow>, u32)>, CliError> {
+    use kalah::book::Refused;
     let budget = kalah::memory_budget().unwrap_or(u64::MAX);
     let limit = format!(
         "past the {} MB it may use (half the memory, or of ulimit -v): take a smaller DEPTH",
         budget >> 20
     );
-    let too_large = |t: kalah::book::TooLarge| {
-        CliError::input(format!(
-            "a book of depth {depth} is too large for this machine: by depth {} it already \
-             holds {} boards and {} MB, {limit}",
-            t.depth,
-            human_count(t.boards as u64),
-            t.bytes >> 20,
-        ))
-    };
-    let guess = kalah::book::estimate(root, depth, top, budget).map_err(too_large)?;
-    if guess.bytes > budget {
-        return Err(CliError::input(format!(
-            "a book of depth {depth} is too large for this machine: about {} boards and {} MB \
-             (counted to depth {}: {} boards, then each ply up to {:.1} times more), {limit}",
-            human_count(guess.boards),
-            guess.bytes >> 20,
-            guess.counted_to,
-            human_count(guess.counted),
-            guess.growth,
-        )));
-    }
-    kalah::book::positions_to(root, depth, top, budget).map_err(too_large)
+    kalah::book::positions_within(root, depth, top, budget).map_err(|refused| {
+        CliError::input(match refused {
+            Refused::Estimated(guess) => format!(
+                "a book of depth {depth} is too large for this machine: about {} boards and {} \
+                 MB (counted to depth {}: {} boards, then each ply up to {:.1} times more), \
+                 {limit}",
+                human_count(guess.boards),
+                guess.bytes >> 20,
+                guess.counted_to,
+                human_count(guess.counted),
+                guess.growth,
+            ),
+            Refused::Counted(t) => format!(
+                "a book of depth {depth} is too large for this machine: by depth {} it already \
+                 holds {} boards and {} MB, {limit}",
+                t.depth,
+                human_count(t.boards as u64),
+                t.bytes >> 20,
+            ),
+        })
+    })
 }
