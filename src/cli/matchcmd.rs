@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use kalah::files::ClaimError;
-use kalah::play::arena::{GameResult, MatchConfig, MatchReport, play_match};
+use kalah::play::arena::{
+    GameResult, MatchConfig, MatchReport, MatchStats, MatchTotals, play_match,
+};
 use kalah::play::record::{Record, now_utc};
 use kalah::play::{GameRules, PlayError, PlayRules, PlayerSpec, Resources};
 use serde_json::json;
@@ -189,17 +191,17 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     // are over (so at most a block of games waits: see kalah::play::arena).
     let games = Mutex::new(InOrder::default());
     let record_error = Mutex::new(None::<String>);
-    let tally = Mutex::new(Tally::default());
+    let totals = Mutex::new(MatchTotals::default());
     let on_game = |r: &GameResult| {
-        // The record is written, and the game counted, under the tally's lock: a Ctrl-C
+        // The record is written, and the game counted, under the totals' lock: a Ctrl-C
         // (which takes it) cuts no record and counts no game whose record is not there.
-        let mut counted = tally.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counted = totals.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(dir) = &args.record
             && let Err(e) = write_record(dir, r, &a, &b, &config)
         {
             record_error.lock().expect("not poisoned").get_or_insert(e);
         }
-        counted.add(r.margin_a);
+        counted.add(r);
         drop(counted);
         if args.verbose {
             let text = if args.json {
@@ -220,24 +222,19 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
     let report = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !finished.load(Ordering::Relaxed) {
-                if kalah::interrupted() {
-                    // Holding the games waiting to be written out, so that none is cut.
-                    let games = games.lock().unwrap_or_else(|e| e.into_inner());
-                    let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
-                    indicator.suspend(|| {
-                        if args.verbose && args.json && games.next > 0 {
-                            println!("],\"error\":\"interrupted\"}}");
-                        }
-                        let record = args.record.as_deref();
-                        eprintln!("{}", interrupted_text(&tally, args.games, record));
-                        let _ = std::io::Write::flush(&mut std::io::stdout());
-                        std::process::exit(130)
-                    });
+        super::cancel_on_interrupt(scope, &finished, || {
+            // Holding the games waiting to be written out, so that none is cut.
+            let games = games.lock().unwrap_or_else(|e| e.into_inner());
+            let totals = totals.lock().unwrap_or_else(|e| e.into_inner());
+            indicator.suspend(|| {
+                if args.verbose && args.json && games.next > 0 {
+                    println!("],\"error\":\"interrupted\"}}");
                 }
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
+                let record = args.record.as_deref();
+                eprintln!("{}", interrupted_text(&totals.stats(), args.games, record));
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+                std::process::exit(130)
+            })
         });
         let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
         finished.store(true, Ordering::Relaxed);
@@ -275,43 +272,16 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     }
 }
 
-/// A's results in the games over, for a match stopped before its end.
-#[derive(Default)]
-struct Tally {
-    wins: usize,
-    draws: usize,
-    losses: usize,
-    margin: i64,
-}
-
-impl Tally {
-    fn add(&mut self, margin_a: i32) {
-        match margin_a.cmp(&0) {
-            std::cmp::Ordering::Greater => self.wins += 1,
-            std::cmp::Ordering::Equal => self.draws += 1,
-            std::cmp::Ordering::Less => self.losses += 1,
-        }
-        self.margin += i64::from(margin_a);
-    }
-
-    fn games(&self) -> usize {
-        self.wins + self.draws + self.losses
-    }
-}
-
 /// What a match stopped by Ctrl-C says: the games over and A's results in them, where their
 /// records are, and that the games in flight are dropped.
-fn interrupted_text(tally: &Tally, games: usize, record: Option<&Path>) -> String {
-    let over = tally.games();
+fn interrupted_text(stats: &MatchStats, games: usize, record: Option<&Path>) -> String {
+    let over = stats.games;
     let results = if over == 0 {
         String::new()
     } else {
         format!(
             " (A: {} won, {} drawn, {} lost, margin {:+.2} a game)",
-            tally.wins,
-            tally.draws,
-            tally.losses,
-            tally.margin as f64 / over as f64
+            stats.wins, stats.draws, stats.losses, stats.margin_mean
         )
     };
     let records = match record {

@@ -106,7 +106,7 @@ impl CliError {
 
 /// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
 /// until `done` is set, and calls `stop` when one comes (it cancels a long job, which then stops
-/// at its next check).
+/// at its next check, or says what was kept and ends the process).
 fn cancel_on_interrupt<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     done: &'scope std::sync::atomic::AtomicBool,

@@ -350,21 +350,16 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     kalah::catch_interrupt();
     let total = record.actions.len();
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if kalah::interrupted() {
-                    indicator.suspend(|| {
-                        eprintln!(
-                            "interrupted after valuing {} of {total} actions: nothing printed, \
-                             no plot drawn (a replay keeps nothing; fewer --solve-seeds, or \
-                             --no-estimates, make it shorter)",
-                            valued.load(Ordering::Relaxed)
-                        );
-                        std::process::exit(130)
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
+        super::cancel_on_interrupt(scope, &done, || {
+            indicator.suspend(|| {
+                eprintln!(
+                    "interrupted after valuing {} of {total} actions: nothing printed, no plot \
+                     drawn (a replay keeps nothing; fewer --solve-seeds, or --no-estimates, make \
+                     it shorter)",
+                    valued.load(Ordering::Relaxed)
+                );
+                std::process::exit(130)
+            })
         });
         let result = value_actions();
         done.store(true, Ordering::Relaxed);
