@@ -21,7 +21,7 @@ pub struct Hints {
     db: Option<Arc<Tablebase>>,
     /// The opening books (the shipped ones and the database directory's ledgers), read at the
     /// first hint above the levels.
-    book: Option<kalah::book::Book>,
+    book: Option<Arc<kalah::book::Book>>,
     solver: Option<Solver>,
     threads: usize,
     /// The most seeds on the board solved exactly.
@@ -33,19 +33,19 @@ pub struct Hints {
 }
 
 impl Hints {
-    /// Hints probing `db` if given (and the opening books, unless `no_book`), searching on
-    /// `threads` threads boards of at most `limit` seeds exactly, and estimating the others for
-    /// `time`.
+    /// Hints probing `db` if given and the opening books `book` (read at the first hint above
+    /// the levels if `None`; an empty book for none), searching on `threads` threads boards of
+    /// at most `limit` seeds exactly, and estimating the others for `time`.
     pub fn new(
         db: Option<Arc<Tablebase>>,
-        no_book: bool,
+        book: Option<Arc<kalah::book::Book>>,
         threads: usize,
         limit: u32,
         time: Duration,
     ) -> Hints {
         Hints {
             db,
-            book: no_book.then(kalah::book::Book::empty),
+            book,
             solver: None,
             threads,
             limit,
@@ -83,7 +83,7 @@ impl Hints {
             let game = with_position!(pos, p => kalah::book::game_of(&p));
             let dir = self.db.as_ref().map(|d| d.dir().to_path_buf());
             match kalah::book::Book::open(true, Some(game), dir.as_deref()) {
-                Ok(book) => self.book = Some(book),
+                Ok(book) => self.book = Some(Arc::new(book)),
                 Err(e) => return format!("no hint: cannot read the opening books: {e}"),
             }
         }

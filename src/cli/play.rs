@@ -183,6 +183,12 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     let perfect = specs.contains(&PlayerSpec::Perfect);
     let db = super::game_db::open_db_for_perfect(&args.db, rules, perfect, threads)?;
     let book = super::game_db::open_book_for_perfect(&args.book, &args.db, rules, perfect)?;
+    // The hints read the perfect player's books, if it has them (none with --no-book).
+    let hint_book = if args.book.no_book {
+        Some(std::sync::Arc::new(kalah::book::Book::empty()))
+    } else {
+        book.clone()
+    };
     let res = Resources {
         db: db.clone(),
         book,
@@ -221,13 +227,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
         record,
         unsaved: args.resume.is_none(),
         saved: false,
-        hints: Hints::new(
-            db,
-            args.book.no_book,
-            threads,
-            args.hint_seeds,
-            args.hint_time,
-        ),
+        hints: Hints::new(db, hint_book, threads, args.hint_seeds, args.hint_time),
         input: std::io::stdin().lock(),
         interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         verbose: args.verbose,
