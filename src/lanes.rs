@@ -92,8 +92,6 @@ pub trait Lanes: Copy + Eq + Ord + Hash + Debug + Default + Send + Sync + 'stati
     fn sum_all(self) -> u32 {
         self.sum_range(0, Self::CAPACITY)
     }
-    /// Whether every lane of `[lo, hi)` is zero.
-    fn is_zero_range(self, lo: usize, hi: usize) -> bool;
     /// Bit `i - lo` of the result is set when lane `i` of `[lo, hi)` is non-zero.
     fn nonzero_mask(self, lo: usize, hi: usize) -> u32;
     /// Whether every lane is zero.
@@ -281,11 +279,6 @@ impl Lanes for Narrow {
     }
 
     #[inline(always)]
-    fn is_zero_range(self, lo: usize, hi: usize) -> bool {
-        self.0 & narrow_mask(lo, hi) == 0
-    }
-
-    #[inline(always)]
     fn nonzero_mask(self, lo: usize, hi: usize) -> u32 {
         let x = self.0 & narrow_mask(lo, hi);
         // High bit of each byte set iff the byte is non-zero.
@@ -427,11 +420,6 @@ impl Lanes for Wide {
     }
 
     #[inline]
-    fn is_zero_range(self, lo: usize, hi: usize) -> bool {
-        self.and(wide_mask(lo, hi, u64::MAX)).0 == [0; WIDE_WORDS]
-    }
-
-    #[inline]
     fn nonzero_mask(self, lo: usize, hi: usize) -> u32 {
         (lo..hi)
             .filter(|&i| self.lane(i) != 0)
@@ -493,7 +481,6 @@ mod tests {
             for hi in lo..=values.len() {
                 let slice = &values[lo..hi];
                 assert_eq!(lanes.sum_range(lo, hi), slice.iter().sum::<u32>());
-                assert_eq!(lanes.is_zero_range(lo, hi), slice.iter().all(|&v| v == 0));
                 let mask = slice
                     .iter()
                     .enumerate()
