@@ -1535,25 +1535,21 @@ fn usage_errors_suggest_what_was_meant() {
 
 #[test]
 fn ctrl_c_of_a_solve_says_what_it_searched() {
-    let child = cli_common::command()
-        .args([
-            "solve",
-            "-m",
-            "6",
-            "-n",
-            "5",
-            "--no-db",
-            "--memory-db",
-            "off",
-        ])
-        .args(["--tt-mb", "16", "--threads", "1", "--long"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    cli_common::interrupt(&child);
-    let out = cli_common::wait_within(child, std::time::Duration::from_secs(30));
+    let out = cli_common::interrupted_after(
+        cli_common::command()
+            .args([
+                "solve",
+                "-m",
+                "6",
+                "-n",
+                "5",
+                "--no-db",
+                "--memory-db",
+                "off",
+            ])
+            .args(["--tt-mb", "16", "--threads", "1", "--long"]),
+        std::time::Duration::from_millis(1500),
+    );
     assert_eq!(out.status.code(), Some(130), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -1571,29 +1567,25 @@ fn ctrl_c_of_analyze_query_match_and_replay_says_what_was_kept() {
     use std::time::{Duration, Instant};
     let stderr_of = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
     // analyze, in its search: what it searched, no value.
-    let child = cli_common::command()
-        .args([
-            "analyze",
-            "<6,5,5,5,5,5,5,5,5,5,5,5,5,0,0>",
-            "--no-db",
-            "--no-book",
-        ])
-        .args([
-            "--memory-db",
-            "off",
-            "--tt-mb",
-            "16",
-            "--threads",
-            "1",
-            "--long",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    cli_common::interrupt(&child);
-    let out = cli_common::wait_within(child, Duration::from_secs(30));
+    let out = cli_common::interrupted_after(
+        cli_common::command()
+            .args([
+                "analyze",
+                "<6,5,5,5,5,5,5,5,5,5,5,5,5,0,0>",
+                "--no-db",
+                "--no-book",
+            ])
+            .args([
+                "--memory-db",
+                "off",
+                "--tt-mb",
+                "16",
+                "--threads",
+                "1",
+                "--long",
+            ]),
+        Duration::from_millis(1500),
+    );
     assert_eq!(out.status.code(), Some(130), "{}", stderr_of(&out));
     assert!(stderr_of(&out).contains("no value"), "{}", stderr_of(&out));
     assert!(out.stdout.is_empty());
@@ -1690,17 +1682,13 @@ fn ctrl_c_of_analyze_query_match_and_replay_says_what_was_kept() {
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", stderr_of(&made));
-    let child = cli_common::command()
-        .arg("replay")
-        .arg(game.join("game-0001.txt"))
-        .args(["--no-db", "--solve-seeds", "60"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(2000));
-    cli_common::interrupt(&child);
-    let out = cli_common::wait_within(child, Duration::from_secs(30));
+    let out = cli_common::interrupted_after(
+        cli_common::command()
+            .arg("replay")
+            .arg(game.join("game-0001.txt"))
+            .args(["--no-db", "--solve-seeds", "60"]),
+        Duration::from_millis(2000),
+    );
     let err = stderr_of(&out);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(

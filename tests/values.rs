@@ -103,6 +103,25 @@ fn the_golden_file_covers_the_published_values_and_agrees() {
     }
 }
 
+/// A solve with every move's value (`--all-moves`): the best moves are exactly those whose
+/// value is the position's, and no move is worth more.
+fn assert_best_moves_are_worth_the_value(row: &Value) {
+    let value = &row["value"];
+    let moves = row["moves"].as_array().expect("moves");
+    let best: Vec<&Value> = moves
+        .iter()
+        .filter(|m| &m["value"] == value)
+        .map(|m| &m["house"])
+        .collect();
+    let recorded: Vec<&Value> = row["best"].as_array().expect("best").iter().collect();
+    assert_eq!(best, recorded, "{}", name(row));
+    assert!(
+        moves.iter().all(|m| m["value"].as_i64() <= value.as_i64()),
+        "{}",
+        name(row)
+    );
+}
+
 #[test]
 fn every_golden_row_is_consistent() {
     let rows = golden();
@@ -112,21 +131,7 @@ fn every_golden_row_is_consistent() {
         if value_only(row) {
             continue;
         }
-        // --all-moves: the best moves are exactly those whose value is the position's.
-        let value = &row["value"];
-        let moves = row["moves"].as_array().expect("moves");
-        let best: Vec<&Value> = moves
-            .iter()
-            .filter(|m| &m["value"] == value)
-            .map(|m| &m["house"])
-            .collect();
-        let recorded: Vec<&Value> = row["best"].as_array().expect("best").iter().collect();
-        assert_eq!(best, recorded, "{}", name(row));
-        assert!(
-            moves.iter().all(|m| m["value"].as_i64() <= value.as_i64()),
-            "{}",
-            name(row)
-        );
+        assert_best_moves_are_worth_the_value(row);
         assert!(
             !row["pv"].as_array().expect("pv").is_empty(),
             "{}",
@@ -248,17 +253,9 @@ fn every_big_start_is_solved_two_ways_that_agree() {
             }
         }
         // Every first move valued, the best ones those worth the value.
-        let value = &runs[0]["value"];
-        let moves = runs[0]["moves"].as_array().expect("moves");
-        let best: Vec<&Value> = moves
-            .iter()
-            .filter(|m| &m["value"] == value)
-            .map(|m| &m["house"])
-            .collect();
-        let recorded: Vec<&Value> = runs[0]["best"].as_array().expect("best").iter().collect();
-        assert_eq!(best, recorded, "{cell}");
+        assert_best_moves_are_worth_the_value(runs[0]);
         assert_eq!(
-            moves.len() as u64,
+            runs[0]["moves"].as_array().expect("moves").len() as u64,
             runs[0]["houses"].as_u64().unwrap(),
             "{cell}"
         );

@@ -159,6 +159,19 @@ pub fn interrupt(child: &std::process::Child) {
     signal(child, "INT");
 }
 
+/// Runs `command` (its stdout and stderr captured), sends it Ctrl-C after `wait`, and returns
+/// its output once it has ended (within 30 s, else the test fails).
+pub fn interrupted_after(command: &mut Command, wait: std::time::Duration) -> Output {
+    let child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the kalah binary starts");
+    std::thread::sleep(wait);
+    interrupt(&child);
+    wait_within(child, std::time::Duration::from_secs(30))
+}
+
 /// Waits for `child` to end, with its output; kills it, and fails the test, after `limit`
 /// (so that a regression that hangs fails instead of stalling the tests).
 pub fn wait_within(mut child: std::process::Child, limit: std::time::Duration) -> Output {
