@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the table of docs/values.md's "Seven houses and more" from data/values/big-starts.jsonl
+"""Writes the tables of docs/values.md's "Seven houses and more" from data/values/big-starts.jsonl
 (made by scripts/big-values.sh): one row a cell solved two ways that agree, with the value, the
-optimal first moves, every first move's value and each way's time and nodes. The table sits
-between the lines `<!-- big-starts -->` and `<!-- /big-starts -->`; tests/values.rs checks each
-row against the file.
+optimal first moves, every first move's value and each way's time and nodes; and the table of
+the other rule sets (ManKalah with and without its pie rule, KGP's early end) from
+data/values/mankalah-starts.jsonl (made by scripts/mankalah-values.py). The tables sit between
+the lines `<!-- big-starts -->` and `<!-- /big-starts -->`, and `<!-- rule-sets -->` and
+`<!-- /rule-sets -->`; tests/values.rs checks each row against the files.
 
 Usage: scripts/big-values-table.py [--check]   (--check: fail if the table is not up to date)
 """
@@ -15,8 +17,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data/values/big-starts.jsonl"
+MANKALAH = ROOT / "data/values/mankalah-starts.jsonl"
 DOC = ROOT / "docs/values.md"
 BEGIN, END = "<!-- big-starts -->", "<!-- /big-starts -->"
+RULE_SETS = "<!-- rule-sets -->", "<!-- /rule-sets -->"
 
 
 def signed(v):
@@ -56,19 +60,74 @@ def table():
     return "\n".join(rows)
 
 
+def outcome(v):
+    return "South wins" if v > 0 else "North wins" if v < 0 else "draw"
+
+
+def rule_sets_table():
+    """One row a cell valued under ManKalah's rules two ways that agree."""
+    starts = {}
+    for line in DATA.read_text().splitlines():
+        if line.strip():
+            run = json.loads(line)
+            if run["rules"] == "standard":
+                starts[(run["houses"], run["seeds"])] = run["value"]
+    cells = {}
+    for line in MANKALAH.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            cells.setdefault((row["houses"], row["seeds"]), []).append(row)
+    rows = [
+        "| variant | ManKalah, pie rule: value (South's best first sowings) | ManKalah without the "
+        "pie rule | North's value after each first sowing (ManKalah) | KGP, early end: the winner "
+        "(Kalah standard's value) | the two ways |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for (m, n), runs in sorted(cells.items()):
+        if len(runs) < 2 or (m, n) not in starts:
+            continue
+        first = runs[0]
+        for run in runs[1:]:
+            for field in ("value_pie", "best_pie", "value_no_pie", "best_no_pie"):
+                if run[field] != first[field]:
+                    sys.exit(f"Kalah({m},{n}) ManKalah: the ways disagree on {field}")
+            if [s["north_value"] for s in run["first_sowings"]] != [
+                    s["north_value"] for s in first["first_sowings"]]:
+                sys.exit(f"Kalah({m},{n}) ManKalah: the ways disagree on a first sowing")
+
+        def best(field):
+            return ",".join(str(h) for h in first[field])
+
+        sowings = " ".join(
+            f"{s['house']}{'*' if s['kalah_extra_turn'] else ''}: {signed(s['north_value'])}"
+            for s in first["first_sowings"])
+        ways = "; ".join(sorted(r["way"] for r in runs))
+        v = starts[(m, n)]
+        rows.append(f"| Kalah({m},{n}) | {signed(first['value_pie'])} ({best('best_pie')}) | "
+                    f"{signed(first['value_no_pie'])} ({best('best_no_pie')}) | {sowings} | "
+                    f"{outcome(v)} ({signed(v)}) | {ways} |")
+    return "\n".join(rows)
+
+
+def replace(doc, marks, text):
+    begin, end = marks
+    pattern = re.compile(re.escape(begin) + r"\n(?:.*?\n)?" + re.escape(end), re.S)
+    if not pattern.search(doc):
+        sys.exit(f"{DOC}: no {begin} ... {end} section")
+    return pattern.sub(lambda _: f"{begin}\n{text}\n{end}", doc)
+
+
 def main():
     doc = DOC.read_text()
-    pattern = re.compile(re.escape(BEGIN) + r"\n(?:.*?\n)?" + re.escape(END), re.S)
-    if not pattern.search(doc):
-        sys.exit(f"{DOC}: no {BEGIN} ... {END} section")
-    new = pattern.sub(lambda _: f"{BEGIN}\n{table()}\n{END}", doc)
+    new = replace(doc, (BEGIN, END), table())
+    new = replace(new, RULE_SETS, rule_sets_table())
     if "--check" in sys.argv[1:]:
         if new != doc:
-            sys.exit("docs/values.md: the table of seven houses and more is not up to date "
+            sys.exit("docs/values.md: the tables of seven houses and more are not up to date "
                      "(run scripts/big-values-table.py)")
         return
     DOC.write_text(new)
-    print(f"wrote the table of {DOC.relative_to(ROOT)}", file=sys.stderr)
+    print(f"wrote the tables of {DOC.relative_to(ROOT)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -329,3 +329,195 @@ fn the_table_of_seven_houses_and_more_says_what_the_runs_found() {
     }
     assert!(seen >= 8, "{seen} rows");
 }
+
+/// The rows of `data/values/mankalah-starts.jsonl` (`scripts/mankalah-values.py`): the starts of
+/// `big()` under ManKalah's rules, one row a cell and way.
+fn mankalah() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/values/mankalah-starts.jsonl"
+    );
+    let text =
+        std::fs::read_to_string(path).expect("data/values/mankalah-starts.jsonl is readable");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+/// Each ManKalah row against the engine and the start's solve: every first sowing leaves the
+/// position the rules engine reaches under `mankalah` rules (North to move, even after a sowing
+/// into the store); a sowing that passes the turn under Kalah too is worth to North minus that
+/// move's value in the start's solve of the same way; and the values with and without the pie
+/// rule are -min |w| and max -w over North's values w, the best sowings those reaching them.
+#[test]
+fn every_mankalah_row_follows_from_its_sowings_and_the_start() {
+    use kalah::Move;
+    use kalah::play::{PlayRules, PlayState};
+    let starts = big();
+    let rows = mankalah();
+    let mut cells: HashMap<String, Vec<&Value>> = HashMap::new();
+    for row in &rows {
+        let variant = row["variant"].as_str().expect("variant");
+        cells.entry(variant.to_string()).or_default().push(row);
+        let start = starts
+            .iter()
+            .find(|s| s["variant"] == variant && s["rules"] == "standard" && s["way"] == row["way"])
+            .unwrap_or_else(|| panic!("{variant} {}: the start's run", row["way"]));
+        let m = row["houses"].as_u64().unwrap() as usize;
+        let n = row["seeds"].as_u64().unwrap() as u32;
+        let sowings = row["first_sowings"].as_array().expect("first_sowings");
+        assert_eq!(sowings.len(), m, "{variant}: every first sowing");
+        let mut w = Vec::new();
+        for (s, mv) in sowings
+            .iter()
+            .zip(start["moves"].as_array().expect("moves"))
+        {
+            let house = s["house"].as_u64().unwrap() as usize;
+            assert_eq!(mv["house"], s["house"], "{variant}");
+            let mut state = PlayState::start(m, n, PlayRules::ManKalah);
+            let mut kalah_state = PlayState::start(m, n, PlayRules::Kalah(Rules::Standard));
+            state.play(Move::new(house).expect("a house"));
+            kalah_state.play(Move::new(house).expect("a house"));
+            assert_eq!(
+                state.to_setup().to_string(),
+                format!("{} north", s["position"].as_str().expect("position")),
+                "{variant}, house {house}"
+            );
+            let extra = kalah_state.to_move() == Some(kalah::Side::South);
+            assert_eq!(s["kalah_extra_turn"], extra, "{variant}, house {house}");
+            let north = s["north_value"].as_i64().expect("north_value");
+            if !extra {
+                assert_eq!(
+                    north,
+                    -mv["value"].as_i64().unwrap(),
+                    "{variant}, house {house}"
+                );
+            }
+            w.push((house as u64, north));
+        }
+        let pie = w.iter().map(|&(_, v)| -v.abs()).max().unwrap();
+        let no_pie = w.iter().map(|&(_, v)| -v).max().unwrap();
+        let houses = |f: &dyn Fn(i64) -> bool| -> Vec<u64> {
+            w.iter().filter(|&&(_, v)| f(v)).map(|&(h, _)| h).collect()
+        };
+        assert_eq!(row["value_pie"], pie, "{variant}");
+        assert_eq!(row["value_no_pie"], no_pie, "{variant}");
+        assert_eq!(
+            row["best_pie"],
+            serde_json::json!(houses(&|v| -v.abs() == pie))
+        );
+        assert_eq!(
+            row["best_no_pie"],
+            serde_json::json!(houses(&|v| -v == no_pie))
+        );
+    }
+    // Every standard cell of the starts, two ways that agree.
+    assert!(cells.len() >= 8, "{} cells", cells.len());
+    for (cell, runs) in &cells {
+        assert!(runs.len() >= 2, "{cell}: valued one way only");
+        for run in &runs[1..] {
+            for field in ["value_pie", "best_pie", "value_no_pie", "best_no_pie"] {
+                assert_eq!(run[field], runs[0][field], "{cell}: {field}");
+            }
+        }
+    }
+}
+
+/// The quick sowings into the store valued again by the command recorded (levels built in a
+/// second or none), and the table of other rule sets against the rows.
+#[test]
+fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
+    let starts = big();
+    let rows = mankalah();
+    let mut quick = 0;
+    for row in &rows {
+        let start = starts
+            .iter()
+            .find(|s| {
+                s["variant"] == row["variant"] && s["rules"] == "standard" && s["way"] == row["way"]
+            })
+            .expect("the start's run");
+        if start["db_build_ms"].as_u64().unwrap_or(0) > 1000 {
+            continue;
+        }
+        for s in row["first_sowings"].as_array().expect("first_sowings") {
+            // The sowings into the store (the others were checked against the start's solve).
+            let Some(command) = s["command"]
+                .as_str()
+                .filter(|_| s["kalah_extra_turn"] == true)
+            else {
+                continue;
+            };
+            if s["nodes"].as_u64().expect("nodes") > QUICK_NODES {
+                continue;
+            }
+            let args: Vec<&str> = command
+                .split(' ')
+                .skip(1)
+                .map(|a| a.trim_matches('\''))
+                .collect();
+            assert_eq!(json(&args)["value"], s["north_value"], "{command}");
+            quick += 1;
+        }
+    }
+    assert!(quick >= 5, "{quick} quick sowings");
+
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/values.md"))
+        .expect("docs/values.md is readable");
+    let table = doc
+        .split("<!-- rule-sets -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /rule-sets -->").next())
+        .expect("docs/values.md has the table of other rule sets");
+    let mut seen = 0;
+    for line in table.lines().filter(|l| l.starts_with("| Kalah(")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let row = rows
+            .iter()
+            .find(|r| r["variant"] == cells[1])
+            .unwrap_or_else(|| panic!("{line}: a row"));
+        let signed = |v: &Value| {
+            let v = v.as_i64().expect("a value");
+            if v > 0 {
+                format!("+{v}")
+            } else {
+                v.to_string()
+            }
+        };
+        let best = |f: &str| {
+            row[f]
+                .as_array()
+                .expect("best")
+                .iter()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        assert_eq!(
+            cells[2],
+            format!("{} ({})", signed(&row["value_pie"]), best("best_pie")),
+            "{line}"
+        );
+        assert_eq!(
+            cells[3],
+            format!("{} ({})", signed(&row["value_no_pie"]), best("best_no_pie")),
+            "{line}"
+        );
+        let start = starts
+            .iter()
+            .find(|s| s["variant"] == cells[1] && s["rules"] == "standard")
+            .expect("the start");
+        let v = start["value"].as_i64().unwrap();
+        let winner = if v > 0 {
+            "South wins"
+        } else if v < 0 {
+            "North wins"
+        } else {
+            "draw"
+        };
+        assert!(cells[5].starts_with(winner), "{line}");
+        seen += 1;
+    }
+    assert!(seen >= 8, "{seen} rows");
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Values the starts of data/values/big-starts.jsonl under the Manchester ManKalah rules and
+writes them to data/values/mankalah-starts.jsonl, one object a cell and way.
+
+ManKalah is standard Kalah but for two rules of its start (RULES.md): South's first sowing never
+earns an extra turn, and North may answer it with SWAP (the pie rule), taking over South's side
+and leaving the first player to move from North's. So each first sowing h leaves North to move
+in a position worth w_h to North. North then moves (worth w_h to it) or swaps (the first player
+moves in the same position from the other side: worth -w_h to the swapper), whichever is more,
+|w_h|. The first player's value is therefore -min_h |w_h| with the pie rule, at most 0, and
+max_h -w_h without it (the first sowing alone).
+
+A first sowing that does not end in South's store passes the turn under Kalah too, so its w_h is
+minus that first move's value in the start's solve (its `moves`). The one that ends in the store
+(house m-n+1 when n <= m) would earn an extra turn under Kalah; under ManKalah the turn passes,
+so that position is valued afresh by `kalah analyze POSITION --to-move north`, with the same
+levels and threads as the start's run (each of the two ways of big-starts.jsonl again). The
+sowing is done here from the rules' text (RULES.md), not by the project's engine, and checked:
+every first sowing that passes the turn must give the value of the start's solve (the script
+values those too when --check-passing is given).
+
+Usage: scripts/mankalah-values.py [--check-passing] [VARIANT ...]   e.g. 7,1 8,2
+Default: every standard cell of big-starts.jsonl. Rows of the variants given replace their old
+rows; the others are kept. KALAH=BINARY runs that binary instead of building one.
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTS = ROOT / "data/values/big-starts.jsonl"
+OUT = ROOT / "data/values/mankalah-starts.jsonl"
+
+
+def first_sowing(m, n, house):
+    """The pits after South sows `house` (1..m) from the start of Kalah(m,n), standard rules:
+    [s_1..s_m, South store, n_1..n_m, North store], and whether the last seed fell in South's
+    store."""
+    pits = [n] * m + [0] + [n] * m + [0]
+    i = house - 1
+    seeds, pits[i] = pits[i], 0
+    while seeds:
+        i = (i + 1) % (2 * m + 2)
+        if i == 2 * m + 1:  # North's store is skipped
+            continue
+        pits[i] += 1
+        seeds -= 1
+    if i < m and pits[i] == 1 and pits[2 * m - i] > 0:  # standard capture
+        pits[m] += 1 + pits[2 * m - i]
+        pits[i] = pits[2 * m - i] = 0
+    return pits, i == m
+
+
+def literal(m, pits):
+    south, north = pits[:m], pits[m + 1 : 2 * m + 1]
+    return "<" + ",".join(str(x) for x in [m, pits[m], pits[2 * m + 1]] + south + north) + ">"
+
+
+def level_args(command):
+    """The options of a start's run that choose its levels and threads."""
+    words = shlex.split(command)
+    keep = []
+    for i, w in enumerate(words):
+        if w in ("--memory-db", "--threads", "--max-level", "--db"):
+            keep += [w, words[i + 1]]
+        elif w == "--no-db":
+            keep.append(w)
+    return keep
+
+
+def analyze(kalah, position, extra):
+    args = ["analyze", position, "--to-move", "north", "--rules", "standard", "--value-only",
+            "--json", "--long"] + extra
+    start = time.time()
+    out = subprocess.run([kalah] + args, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"kalah {' '.join(args)} failed: {out.stderr.strip()}")
+    row = json.loads(out.stdout)
+    return row, "kalah " + " ".join(shlex.quote(a) for a in args), time.time() - start
+
+
+def machine():
+    model = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    return f"{model}, {os.cpu_count()} cores"
+
+
+def main():
+    args = sys.argv[1:]
+    check_passing = "--check-passing" in args
+    wanted = {f"Kalah({a})" for a in args if not a.startswith("--")}
+    kalah = os.environ.get("KALAH")
+    if not kalah:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+        kalah = str(ROOT / "target/release/kalah")
+    starts = [json.loads(l) for l in STARTS.read_text().splitlines() if l.strip()]
+    starts = [r for r in starts if r["rules"] == "standard" and (not wanted or r["variant"] in wanted)]
+    rows = []
+    for start in starts:
+        m, n = start["houses"], start["seeds"]
+        extra = level_args(start["command"])
+        sowings = []
+        for mv in start["moves"]:
+            h = mv["house"]
+            pits, in_store = first_sowing(m, n, h)
+            pos = literal(m, pits)
+            entry = {"house": h, "position": pos, "kalah_extra_turn": in_store}
+            if in_store or check_passing:
+                got, cmd, secs = analyze(kalah, pos, extra)
+                entry.update(north_value=got["value"], command=cmd, nodes=got["nodes"],
+                             time_ms=got["time_ms"])
+                if not in_store and got["value"] != -mv["value"]:
+                    sys.exit(f"{start['variant']} ({start['way']}), house {h}: North's value "
+                             f"{got['value']} after the sowing, but the start's solve says the "
+                             f"move is worth {mv['value']}")
+                print(f"{start['variant']} {start['way']} house {h}: {pos} north {got['value']} "
+                      f"({got['nodes']} nodes, {secs:.1f} s)", file=sys.stderr)
+            else:
+                entry["north_value"] = -mv["value"]
+            sowings.append(entry)
+        pie = -min(abs(s["north_value"]) for s in sowings)
+        no_pie = max(-s["north_value"] for s in sowings)
+        rows.append({
+            "variant": start["variant"], "houses": m, "seeds": n, "rule_set": "mankalah",
+            "capture": "standard", "way": start["way"],
+            "value_pie": pie,
+            "best_pie": [s["house"] for s in sowings if -abs(s["north_value"]) == pie],
+            "value_no_pie": no_pie,
+            "best_no_pie": [s["house"] for s in sowings if -s["north_value"] == no_pie],
+            "first_sowings": sowings, "start_command": start["command"], "machine": machine(),
+        })
+        print(f"{start['variant']} {start['way']}: pie {pie}, no pie {no_pie}", file=sys.stderr)
+    old = [json.loads(l) for l in OUT.read_text().splitlines() if l.strip()] if OUT.exists() else []
+    done = {(r["variant"], r["way"]) for r in rows}
+    kept = [r for r in old if (r["variant"], r["way"]) not in done]
+    order = lambda r: (r["houses"], r["seeds"], r["way"])
+    OUT.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n"
+                           for r in sorted(kept + rows, key=order)))
+    print(f"wrote {OUT.relative_to(ROOT)} ({len(kept) + len(rows)} rows)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
