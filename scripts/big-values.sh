@@ -12,9 +12,15 @@
 # to L-4 seeds, or none at all ("search-only", --memory-db off) where the start has 24 seeds or
 # fewer. Levels are for 8 houses at most: from 9 houses on, the two ways are "search-only" on
 # every thread and "search-only-serial" (--threads 1: another order of search, another table).
+# Starts of more than 42 seeds with 7 or 8 houses (Kalah(7,4), (8,3) and up) are beyond levels
+# built in memory: their two ways read the levels on disk (the database home, or DB=DIR) up to
+# TOP and to SECOND seeds (`files-0..L`: --max-level L; defaults 22 and 20), which
+# `kalah db build --houses M --max-seeds TOP --rules R` makes first (7 houses to 22 seeds: 2.4 GB,
+# about 5 minutes on 2 cores; 8 houses to 19: 2.6 GB).
 # A run that takes longer than LIMIT seconds (default 1800) is left out, and said so on stderr.
 #
 # Usage: nice -n 19 scripts/big-values.sh [VARIANT ...]   e.g. scripts/big-values.sh 7,1 8,2
+# (RULES=standard or RULES=empty-capture: one capture rule only)
 # Default: Kalah(7..12, 1), Kalah(7..10, 2) and Kalah(7,3), the quickest first. Runs of the variants given
 # replace their old rows (of the same way); the others are kept.
 set -euo pipefail
@@ -45,7 +51,8 @@ for v in "${variants[@]}"; do
   if [ "$seeds" -le 24 ]; then second=off; else second=$((top - 4)); fi
   ways=("$top" "$second")
   if [ "$m" -ge 9 ]; then ways=(off serial); fi
-  for rules in standard empty-capture; do
+  if [ "$m" -le 8 ] && [ "$seeds" -gt 42 ]; then ways=("files:${TOP:-22}" "files:${SECOND:-20}"); fi
+  for rules in ${RULES:-standard empty-capture}; do
     # The runs of this cell, written to the file only when both ways are done (a cell solved
     # one way goes to $one_way instead: not checked, not in the table).
     runs=()
@@ -54,6 +61,11 @@ for v in "${variants[@]}"; do
       case $levels in
         off) way=search-only; args+=(--memory-db off) ;;
         serial) way=search-only-serial; args+=(--memory-db off --threads 1) ;;
+        files:*)
+          way="files-0..${levels#files:}"
+          args+=(--max-level "${levels#files:}")
+          if [ -n "${DB:-}" ]; then args+=(--db "$DB"); fi
+          ;;
         *) way="levels-0..$levels"; args+=(--memory-db "$levels") ;;
       esac
       echo "Kalah($v) $rules, $way: kalah ${args[*]}" >&2

@@ -1426,6 +1426,52 @@ fn a_search_past_an_hour_says_so_and_points_to_a_campaign_before_it_starts() {
 }
 
 #[test]
+fn estimate_says_what_the_cost_model_puts_a_search_at_and_searches_nothing() {
+    // Days of search with no levels: answered at once, no --long needed, exit 0.
+    let out = cli_common::json(&[
+        "solve",
+        "-m",
+        "6",
+        "-n",
+        "6",
+        "--memory-db",
+        "off",
+        "--estimate",
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(out["variant"], "Kalah(6,6)");
+    assert_eq!(out["seeds"], 72);
+    assert_eq!(out["levels_top"], serde_json::Value::Null);
+    assert_eq!(out["threads"], 2);
+    assert!(out["estimated_seconds"].as_u64().unwrap() > 86_400, "{out}");
+    // The levels --memory-db would build count, and are not built (a 7-house board of 41
+    // seeds: the levels 0..16 would take seconds to build).
+    let out = cli_common::kalah(&[
+        "analyze",
+        "<7,1,0,3,3,3,3,0,4,4,3,3,3,3,3,3,3>",
+        "--to-move",
+        "north",
+        "--memory-db",
+        "16",
+        "--estimate",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("41 seeds on the board, endgame levels 0..=16 built in memory first"),
+        "{text}"
+    );
+    assert!(text.contains("nothing searched"), "{text}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("building"));
+}
+
+#[test]
 fn db_build_into_a_file_or_a_device_says_what_it_is() {
     let dir = cli_common::fresh_dir("build-into-file");
     let file = dir.join("afile");

@@ -70,6 +70,19 @@ pub struct SearchArgs {
     pub json: bool,
 }
 
+/// `--estimate` (of `solve` and `analyze`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct EstimateArg {
+    /// Say what the cost model puts this search at, and stop: nothing is built or searched.
+    /// It gives the nodes, the time on the threads given and the endgame levels the search
+    /// would read (the files, or those --memory-db would build). The model is rough, off by ten
+    /// either way: it tells seconds from hours from years. With --json: one object
+    /// (`estimated_nodes`, `estimated_seconds`, `threads`, `levels_top`, `levels`, `seeds`,
+    /// the position, variant and rules).
+    #[arg(long)]
+    pub estimate: bool,
+}
+
 /// `--memory-db`: which levels to build in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemoryDb {
@@ -171,12 +184,7 @@ impl SearchArgs {
             };
             return Ok((config, db));
         }
-        // Only MTD(f) probes databases; levels above the board's seeds are never reached.
-        let top = match (self.algorithm, self.memory_db.unwrap_or(MemoryDb::Auto)) {
-            (Algorithm::Mtdf, MemoryDb::Auto) => kalah::search::auto_memory_db(houses, seeds),
-            (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
-            _ => None,
-        };
+        let top = self.memory_top(houses, seeds);
         let config = self.config(houses, seeds, top);
         self.confirm_cost(root, houses, rules, seeds, top, &config)?;
         let db = match top {
@@ -200,6 +208,67 @@ impl SearchArgs {
             },
         };
         Ok((config, db))
+    }
+
+    /// The top of the levels --memory-db builds for a board of `seeds` seeds, if any. Only
+    /// MTD(f) probes databases; levels above the board's seeds are never reached.
+    fn memory_top(&self, houses: usize, seeds: u32) -> Option<u32> {
+        match (self.algorithm, self.memory_db.unwrap_or(MemoryDb::Auto)) {
+            (Algorithm::Mtdf, MemoryDb::Auto) => kalah::search::auto_memory_db(houses, seeds),
+            (Algorithm::Mtdf, MemoryDb::UpTo(k)) => Some(k.min(seeds)),
+            _ => None,
+        }
+    }
+
+    /// `--estimate`: prints what the cost model ([`kalah::search::cost`]) puts the exact search
+    /// of `p` at, reading `files` if opened (else the levels --memory-db would build), in text
+    /// or JSON; nothing is built or searched. `variant`: `p` is its start.
+    pub fn print_estimate<L: Lanes>(
+        &self,
+        p: &Position<L>,
+        variant: Option<kalah::Variant>,
+        files: Option<&Tablebase>,
+    ) {
+        let (houses, seeds) = (p.houses_per_side(), p.seeds_on_board());
+        let (top, levels) = match files {
+            Some(db) => (Some(db.max_level()), super::db_choice::files_line(db)),
+            None => match self.memory_top(houses, seeds) {
+                Some(t) => (
+                    Some(t),
+                    format!("endgame levels 0..={t} built in memory first"),
+                ),
+                None => (None, "no endgame levels".to_owned()),
+            },
+        };
+        let threads = self.config(houses, seeds, top).threads;
+        let nodes = kalah::search::cost::estimated_nodes(houses, seeds, top);
+        let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
+        let name = match variant {
+            Some(v) => format!("Kalah({},{}), ", v.houses(), v.seeds()),
+            None => String::new(),
+        };
+        if self.json {
+            let mut out = super::args::header(p);
+            if let Some(v) = variant {
+                out["variant"] = serde_json::json!(format!("Kalah({},{})", v.houses(), v.seeds()));
+            }
+            out["seeds"] = serde_json::json!(seeds);
+            out["levels_top"] = serde_json::json!(top);
+            out["levels"] = serde_json::json!(levels);
+            out["threads"] = serde_json::json!(threads);
+            out["estimated_nodes"] = serde_json::json!(nodes.min(1e18).round() as u64);
+            out["estimated_seconds"] = serde_json::json!(seconds.min(1e15).round() as u64);
+            super::args::print_json(&out);
+            return;
+        }
+        println!(
+            "{name}{} rules, {p}: {seeds} seeds on the board, {levels}: about {} nodes, {} on \
+             {threads} threads by the cost model (a rough model, off by ten either way; nothing \
+             searched)",
+            p.rules().as_str(),
+            super::human::human_count(nodes.min(1e18) as u64),
+            super::human::human_duration(Duration::from_secs_f64(seconds.min(1e12))),
+        );
     }
 
     /// Before a search of `seeds` seeds reading the levels `0..=top` that the cost model

@@ -11,7 +11,7 @@ use super::CliError;
 use super::answer::{Answer, Source, add_search_fields, print_analysis, table_text};
 use super::args::{PositionArg, RulesArg, header, print_json, rules_parser};
 use super::books::{BookArg, from_book};
-use super::search::SearchArgs;
+use super::search::{EstimateArg, SearchArgs};
 use super::search_progress::{solve_with_progress, with_progress};
 use super::table_file::TableFileArgs;
 
@@ -41,6 +41,8 @@ pub struct SolveArgs {
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
+    estimate: EstimateArg,
+    #[command(flatten)]
     table: TableFileArgs,
 }
 
@@ -63,6 +65,8 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     book: BookArg,
     #[command(flatten)]
+    estimate: EstimateArg,
+    #[command(flatten)]
     table: TableFileArgs,
 }
 
@@ -70,6 +74,11 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
     let variant = Variant::new(args.houses, args.seeds, args.rules)
         .map_err(|e| CliError::input(format!("invalid variant: {e}")))?;
     let pos = AnyPosition::start(variant);
+    if args.estimate.estimate {
+        let files = args.search.files(args.houses, args.rules)?;
+        with_position!(pos, p => args.search.print_estimate(&p, Some(variant), files.as_deref()));
+        return Ok(());
+    }
     if args.value_only {
         with_position!(pos, p => report_value(&p, Some(variant), None, &args.search, &args.table))?;
     } else {
@@ -81,6 +90,13 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
 
 pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     let pos = args.position.parse(args.rules.rules)?;
+    if args.estimate.estimate {
+        with_position!(pos, p => {
+            let files = args.search.files(p.houses_per_side(), p.rules())?;
+            args.search.print_estimate(&p, None, files.as_deref());
+        });
+        return Ok(());
+    }
     if args.value_only {
         let book = Some(&args.book);
         with_position!(pos, p => report_value(&p, None, book, &args.search, &args.table))?;
