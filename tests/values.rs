@@ -521,3 +521,43 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
     }
     assert!(seen >= 8, "{seen} rows");
 }
+
+/// The campaigns of seven houses (`data/proofs/kalah-7-*.jsonl`, a third way: `kalah prove
+/// --all-moves` on the levels on disk, every fact certified by other levels, tests/book.rs)
+/// prove the value and every first move's value that the table's solves found.
+#[test]
+fn the_seven_house_campaigns_prove_what_the_table_says() {
+    let starts = big();
+    let mut seen = 0;
+    for (ledger, variant, rules) in [
+        (
+            "data/proofs/kalah-7-3-standard.jsonl",
+            "Kalah(7,3)",
+            "standard",
+        ),
+        (
+            "data/proofs/kalah-7-3-empty-capture.jsonl",
+            "Kalah(7,3)",
+            "empty-capture",
+        ),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(ledger);
+        let status = json(&["prove", "--status", path.to_str().unwrap(), "--json"]);
+        let start = starts
+            .iter()
+            .find(|s| s["variant"] == variant && s["rules"] == rules)
+            .unwrap_or_else(|| panic!("{variant} {rules} in big-starts.jsonl"));
+        assert_eq!(status["position"], start["position"], "{ledger}");
+        assert_eq!(status["rules"], rules, "{ledger}");
+        assert_eq!(status["value"]["exact"], start["value"], "{ledger}");
+        let moves = status["moves"].as_array().expect("moves");
+        let solved = start["moves"].as_array().expect("moves");
+        assert_eq!(moves.len(), solved.len(), "{ledger}");
+        for (m, s) in moves.iter().zip(solved) {
+            assert_eq!(m["house"], s["house"], "{ledger}");
+            assert_eq!(m["exact"], s["value"], "{ledger}, move {}", s["house"]);
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 2);
+}
