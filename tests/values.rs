@@ -216,15 +216,35 @@ fn every_start_solves_as_recorded() {
     }
 }
 
-/// The runs of `data/values/big-starts.jsonl` (`scripts/big-values.sh`): the starts of seven
-/// houses and more, each cell solved two ways (`way`: other levels, or none, or one thread).
-fn big() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/values/big-starts.jsonl");
-    let text = std::fs::read_to_string(path).expect("data/values/big-starts.jsonl is readable");
+/// The lines of docs/values.md between `<!-- NAME -->` and `<!-- /NAME -->` (a table that a
+/// script writes from data/values).
+fn values_md_section(name: &str) -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/values.md"))
+        .expect("docs/values.md is readable");
+    doc.split(&format!("<!-- {name} -->"))
+        .nth(1)
+        .and_then(|rest| rest.split(&format!("<!-- /{name} -->")).next())
+        .unwrap_or_else(|| panic!("docs/values.md has the section {name}"))
+        .to_owned()
+}
+
+/// The objects of `data/values/FILE`, one a line.
+fn jsonl(file: &str) -> Vec<Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/values")
+        .join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} is readable: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
         .collect()
+}
+
+/// The runs of `data/values/big-starts.jsonl` (`scripts/big-values.sh`): the starts of seven
+/// houses and more, each cell solved two ways (`way`: other levels, or none, or one thread).
+fn big() -> Vec<Value> {
+    jsonl("big-starts.jsonl")
 }
 
 /// The fields of a solve that do not depend on the way it was run.
@@ -294,13 +314,7 @@ fn the_quick_big_starts_solve_as_recorded() {
 
 #[test]
 fn the_table_of_seven_houses_and_more_says_what_the_runs_found() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/values.md"))
-        .expect("docs/values.md is readable");
-    let table = doc
-        .split("<!-- big-starts -->")
-        .nth(1)
-        .and_then(|rest| rest.split("<!-- /big-starts -->").next())
-        .expect("docs/values.md has the table of seven houses and more");
+    let table = values_md_section("big-starts");
     let rows = big();
     let mut seen = 0;
     for line in table.lines().filter(|l| l.starts_with("| Kalah(")) {
@@ -333,16 +347,7 @@ fn the_table_of_seven_houses_and_more_says_what_the_runs_found() {
 /// The rows of `data/values/mankalah-starts.jsonl` (`scripts/mankalah-values.py`): the starts of
 /// `big()` under ManKalah's rules, one row a cell and way.
 fn mankalah() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/values/mankalah-starts.jsonl"
-    );
-    let text =
-        std::fs::read_to_string(path).expect("data/values/mankalah-starts.jsonl is readable");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
-        .collect()
+    jsonl("mankalah-starts.jsonl")
 }
 
 /// Each ManKalah row against the engine and the start's solve: every first sowing leaves the
@@ -463,13 +468,7 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
     }
     assert!(quick >= 5, "{quick} quick sowings");
 
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/values.md"))
-        .expect("docs/values.md is readable");
-    let table = doc
-        .split("<!-- rule-sets -->")
-        .nth(1)
-        .and_then(|rest| rest.split("<!-- /rule-sets -->").next())
-        .expect("docs/values.md has the table of other rule sets");
+    let table = values_md_section("rule-sets");
     let mut seen = 0;
     for line in table.lines().filter(|l| l.starts_with("| Kalah(")) {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
