@@ -1442,7 +1442,8 @@ fn estimate_says_what_the_cost_model_puts_a_search_at_and_searches_nothing() {
         "2",
     ]);
     assert_eq!(out["variant"], "Kalah(6,6)");
-    assert_eq!(out["seeds"], 72);
+    assert_eq!(out["seeds"], 6, "seeds a house, as in solve's JSON");
+    assert_eq!(out["seeds_on_board"], 72);
     assert_eq!(out["levels_top"], serde_json::Value::Null);
     assert_eq!(out["threads"], 2);
     assert!(out["estimated_seconds"].as_u64().unwrap() > 86_400, "{out}");

@@ -77,8 +77,9 @@ pub struct EstimateArg {
     /// It gives the nodes, the time on the threads given and the endgame levels the search
     /// would read (the files, or those --memory-db would build). The model is rough, off by ten
     /// either way: it tells seconds from hours from years. With --json: one object
-    /// (`estimated_nodes`, `estimated_seconds`, `threads`, `levels_top`, `levels`, `seeds`,
-    /// the position, variant and rules).
+    /// (`estimated_nodes`, `estimated_seconds`, `threads`, `levels_top`, `levels`,
+    /// `seeds_on_board`, the position and rules, and for solve the variant and its `seeds` a
+    /// house).
     #[arg(long)]
     pub estimate: bool,
 }
@@ -243,16 +244,15 @@ impl SearchArgs {
         let threads = self.config(houses, seeds, top).threads;
         let nodes = kalah::search::cost::estimated_nodes(houses, seeds, top);
         let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
-        let name = match variant {
-            Some(v) => format!("Kalah({},{}), ", v.houses(), v.seeds()),
-            None => String::new(),
-        };
+        let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
         if self.json {
             let mut out = super::args::header(p);
             if let Some(v) = variant {
-                out["variant"] = serde_json::json!(format!("Kalah({},{})", v.houses(), v.seeds()));
+                // As in solve's JSON: `seeds` is the seeds a house of the variant.
+                out["variant"] = serde_json::json!(name);
+                out["seeds"] = serde_json::json!(v.seeds());
             }
-            out["seeds"] = serde_json::json!(seeds);
+            out["seeds_on_board"] = serde_json::json!(seeds);
             out["levels_top"] = serde_json::json!(top);
             out["levels"] = serde_json::json!(levels);
             out["threads"] = serde_json::json!(threads);
@@ -261,6 +261,7 @@ impl SearchArgs {
             super::args::print_json(&out);
             return;
         }
+        let name = name.map_or(String::new(), |n| format!("{n}, "));
         println!(
             "{name}{} rules, {p}: {seeds} seeds on the board, {levels}: about {} nodes, {} on \
              {threads} threads by the cost model (a rough model, off by ten either way; nothing \
