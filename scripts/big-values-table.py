@@ -34,12 +34,14 @@ def way_text(run):
     return f"{run['way']}: {seconds:.1f} s{built}, {run['nodes'] / 1e6:.1f} M nodes"
 
 
-def table():
+def read_runs(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def table(starts):
     cells = {}
-    for line in DATA.read_text().splitlines():
-        if line.strip():
-            run = json.loads(line)
-            cells.setdefault((run["houses"], run["seeds"], run["rules"]), []).append(run)
+    for run in starts:
+        cells.setdefault((run["houses"], run["seeds"], run["rules"]), []).append(run)
     rows = [
         "| variant | rules | value (best first moves) | every first move | the two ways, wall time on "
         "2 cores beside other work |",
@@ -64,19 +66,12 @@ def outcome(v):
     return "South wins" if v > 0 else "North wins" if v < 0 else "draw"
 
 
-def rule_sets_table():
+def rule_sets_table(starts):
     """One row a cell valued under ManKalah's rules two ways that agree."""
-    starts = {}
-    for line in DATA.read_text().splitlines():
-        if line.strip():
-            run = json.loads(line)
-            if run["rules"] == "standard":
-                starts[(run["houses"], run["seeds"])] = run["value"]
+    values = {(r["houses"], r["seeds"]): r["value"] for r in starts if r["rules"] == "standard"}
     cells = {}
-    for line in MANKALAH.read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            cells.setdefault((row["houses"], row["seeds"]), []).append(row)
+    for row in read_runs(MANKALAH):
+        cells.setdefault((row["houses"], row["seeds"]), []).append(row)
     rows = [
         "| variant | ManKalah, pie rule: value (South's best first sowings) | ManKalah without the "
         "pie rule | North's value after each first sowing (ManKalah) | KGP, early end: the winner "
@@ -84,7 +79,7 @@ def rule_sets_table():
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for (m, n), runs in sorted(cells.items()):
-        if len(runs) < 2 or (m, n) not in starts:
+        if len(runs) < 2 or (m, n) not in values:
             continue
         first = runs[0]
         for run in runs[1:]:
@@ -102,7 +97,7 @@ def rule_sets_table():
             f"{s['house']}{'*' if s['kalah_extra_turn'] else ''}: {signed(s['north_value'])}"
             for s in first["first_sowings"])
         ways = "; ".join(sorted(r["way"] for r in runs))
-        v = starts[(m, n)]
+        v = values[(m, n)]
         rows.append(f"| Kalah({m},{n}) | {signed(first['value_pie'])} ({best('best_pie')}) | "
                     f"{signed(first['value_no_pie'])} ({best('best_no_pie')}) | {sowings} | "
                     f"{outcome(v)} ({signed(v)}) | {ways} |")
@@ -119,8 +114,9 @@ def replace(doc, marks, text):
 
 def main():
     doc = DOC.read_text()
-    new = replace(doc, (BEGIN, END), table())
-    new = replace(new, RULE_SETS, rule_sets_table())
+    starts = read_runs(DATA)
+    new = replace(doc, (BEGIN, END), table(starts))
+    new = replace(new, RULE_SETS, rule_sets_table(starts))
     if "--check" in sys.argv[1:]:
         if new != doc:
             sys.exit("docs/values.md: the tables of seven houses and more are not up to date "

@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine import machine
+
 ROOT = Path(__file__).resolve().parent.parent
 STARTS = ROOT / "data/values/big-starts.jsonl"
 OUT = ROOT / "data/values/mankalah-starts.jsonl"
@@ -82,15 +84,6 @@ def analyze(kalah, position, extra):
         sys.exit(f"kalah {' '.join(args)} failed: {out.stderr.strip()}")
     row = json.loads(out.stdout)
     return row, "kalah " + " ".join(shlex.quote(a) for a in args), time.time() - start
-
-
-def machine():
-    model = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            model = line.split(":", 1)[1].strip()
-            break
-    return f"{model}, {os.cpu_count()} cores"
 
 
 def main():

@@ -241,6 +241,33 @@ fn jsonl(file: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A value and its best moves as the tables of docs/values.md write them: `+4 (6)`, `0 (7,8)`.
+fn value_and_best(value: &Value, best: &Value) -> String {
+    let v = value.as_i64().expect("a value");
+    let best = best
+        .as_array()
+        .expect("best")
+        .iter()
+        .map(|h| h.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    if v > 0 {
+        format!("+{v} ({best})")
+    } else {
+        format!("{v} ({best})")
+    }
+}
+
+/// The run of the standard start that a ManKalah `row` was valued from (the same way).
+fn start_of<'a>(starts: &'a [Value], row: &Value) -> &'a Value {
+    starts
+        .iter()
+        .find(|s| {
+            s["variant"] == row["variant"] && s["rules"] == "standard" && s["way"] == row["way"]
+        })
+        .unwrap_or_else(|| panic!("{} {}: the start's run", row["variant"], row["way"]))
+}
+
 /// The runs of `data/values/big-starts.jsonl` (`scripts/big-values.sh`): the starts of seven
 /// houses and more, each cell solved two ways (`way`: other levels, or none, or one thread).
 fn big() -> Vec<Value> {
@@ -325,20 +352,11 @@ fn the_table_of_seven_houses_and_more_says_what_the_runs_found() {
             .filter(|r| r["variant"] == variant && r["rules"] == rules)
             .collect();
         assert!(runs.len() >= 2, "{line}: solved two ways");
-        let best = runs[0]["best"]
-            .as_array()
-            .expect("best")
-            .iter()
-            .map(|h| h.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
-        let v = runs[0]["value"].as_i64().expect("value");
-        let said = if v > 0 {
-            format!("+{v} ({best})")
-        } else {
-            format!("{v} ({best})")
-        };
-        assert_eq!(value, said, "{line}");
+        assert_eq!(
+            value,
+            value_and_best(&runs[0]["value"], &runs[0]["best"]),
+            "{line}"
+        );
         seen += 1;
     }
     assert!(seen >= 8, "{seen} rows");
@@ -365,10 +383,7 @@ fn every_mankalah_row_follows_from_its_sowings_and_the_start() {
     for row in &rows {
         let variant = row["variant"].as_str().expect("variant");
         cells.entry(variant.to_string()).or_default().push(row);
-        let start = starts
-            .iter()
-            .find(|s| s["variant"] == variant && s["rules"] == "standard" && s["way"] == row["way"])
-            .unwrap_or_else(|| panic!("{variant} {}: the start's run", row["way"]));
+        let start = start_of(&starts, row);
         let m = row["houses"].as_u64().unwrap() as usize;
         let n = row["seeds"].as_u64().unwrap() as u32;
         let sowings = row["first_sowings"].as_array().expect("first_sowings");
@@ -437,13 +452,7 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
     let rows = mankalah();
     let mut quick = 0;
     for row in &rows {
-        let start = starts
-            .iter()
-            .find(|s| {
-                s["variant"] == row["variant"] && s["rules"] == "standard" && s["way"] == row["way"]
-            })
-            .expect("the start's run");
-        if start["db_build_ms"].as_u64().unwrap_or(0) > 1000 {
+        if start_of(&starts, row)["db_build_ms"].as_u64().unwrap_or(0) > 1000 {
             continue;
         }
         for s in row["first_sowings"].as_array().expect("first_sowings") {
@@ -476,31 +485,14 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
             .iter()
             .find(|r| r["variant"] == cells[1])
             .unwrap_or_else(|| panic!("{line}: a row"));
-        let signed = |v: &Value| {
-            let v = v.as_i64().expect("a value");
-            if v > 0 {
-                format!("+{v}")
-            } else {
-                v.to_string()
-            }
-        };
-        let best = |f: &str| {
-            row[f]
-                .as_array()
-                .expect("best")
-                .iter()
-                .map(|h| h.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
         assert_eq!(
             cells[2],
-            format!("{} ({})", signed(&row["value_pie"]), best("best_pie")),
+            value_and_best(&row["value_pie"], &row["best_pie"]),
             "{line}"
         );
         assert_eq!(
             cells[3],
-            format!("{} ({})", signed(&row["value_no_pie"]), best("best_no_pie")),
+            value_and_best(&row["value_no_pie"], &row["best_no_pie"]),
             "{line}"
         );
         let start = starts
