@@ -18,6 +18,10 @@
 # `kalah db build --houses M --max-seeds TOP --rules R` makes first (7 houses to 22 seeds: 2.4 GB,
 # about 5 minutes on 2 cores; 8 houses to 19: 2.6 GB).
 # A run that takes longer than LIMIT seconds (default 1800) is left out, and said so on stderr.
+# WAYS="W ..." runs those ways instead (each `off`, `serial`, `files:L` or a top level L built in
+# memory, e.g. WAYS=12 for the levels 0..12 of a 9-house board). A cell that ends with one run
+# here takes its second from $one_way: the latest run there of the same cell and rules by
+# another way.
 #
 # Usage: nice -n 19 scripts/big-values.sh [VARIANT ...]   e.g. scripts/big-values.sh 7,1 8,2
 # (RULES=standard or RULES=empty-capture: one capture rule only)
@@ -52,6 +56,7 @@ for v in "${variants[@]}"; do
   ways=("$top" "$second")
   if [ "$m" -ge 9 ]; then ways=(off serial); fi
   if [ "$m" -le 8 ] && [ "$seeds" -gt 42 ]; then ways=("files:${TOP:-22}" "files:${SECOND:-20}"); fi
+  if [ -n "${WAYS:-}" ]; then read -r -a ways <<<"$WAYS"; fi
   for rules in ${RULES:-standard empty-capture}; do
     # The runs of this cell, written to the file only when both ways are done (a cell solved
     # one way goes to $one_way instead: not checked, not in the table).
@@ -83,6 +88,18 @@ for v in "${variants[@]}"; do
       echo "  $(jq -c '{value, best, time_ms, nodes}' <<<"$row")" >&2
       runs+=("$row")
     done
+    if [ ${#runs[@]} -eq 1 ] && [ -f "$one_way" ]; then
+      # The other way, from an earlier run of this cell left on its own.
+      other=$(jq -c --arg v "Kalah($v)" --arg r "$rules" --arg w "$(jq -r .way <<<"${runs[0]}")" \
+        'select(.variant == $v and .rules == $r and .way != $w)' "$one_way" | tail -1)
+      if [ -n "$other" ]; then
+        echo "  its other way, from $one_way: $(jq -c '{way, value, best, nodes}' <<<"$other")" >&2
+        runs+=("$other")
+        jq -c --arg v "Kalah($v)" --arg r "$rules" \
+          'select(.variant != $v or .rules != $r)' "$one_way" >"$one_way.tmp"
+        mv "$one_way.tmp" "$one_way"
+      fi
+    fi
     if [ ${#runs[@]} -lt 2 ]; then
       if [ ${#runs[@]} -gt 0 ]; then printf "%s\n" "${runs[@]}" >>"$one_way"; fi
       echo "  Kalah($v) $rules: not solved two ways; its run (if any) is in $one_way" >&2

@@ -158,25 +158,23 @@ impl SearchArgs {
     ///
     /// Before a search that the cost model puts past an hour, asks first
     /// ([`SearchArgs::confirm_cost`]; `root` is the position's literal, for the campaign it
-    /// suggests).
+    /// suggests; `every_move`: the search values every move, not only the position).
     pub fn prepare(
         &self,
         root: &str,
-        houses: usize,
-        rules: Rules,
-        seeds: u32,
+        (houses, rules, seeds): (usize, Rules, u32),
+        every_move: bool,
         files: Option<Arc<Tablebase>>,
     ) -> Result<(SolverConfig, SearchDb), CliError> {
+        let work = Work {
+            houses,
+            rules,
+            seeds,
+            every_move,
+        };
         if let Some(tablebase) = files {
             let config = self.config(houses, seeds, Some(tablebase.max_level()));
-            self.confirm_cost(
-                root,
-                houses,
-                rules,
-                seeds,
-                Some(tablebase.max_level()),
-                &config,
-            )?;
+            self.confirm_cost(root, work, Some(tablebase.max_level()), &config)?;
             let db = SearchDb {
                 tablebase: Some(tablebase),
                 built: None,
@@ -187,7 +185,7 @@ impl SearchArgs {
         }
         let top = self.memory_top(houses, seeds);
         let config = self.config(houses, seeds, top);
-        self.confirm_cost(root, houses, rules, seeds, top, &config)?;
+        self.confirm_cost(root, work, top, &config)?;
         let db = match top {
             Some(top) => {
                 let (tablebase, time) = build_in_memory(houses, rules, top, config.threads)?;
@@ -228,6 +226,7 @@ impl SearchArgs {
         &self,
         p: &Position<L>,
         variant: Option<kalah::Variant>,
+        every_move: bool,
         files: Option<&Tablebase>,
     ) {
         let (houses, seeds) = (p.houses_per_side(), p.seeds_on_board());
@@ -242,7 +241,13 @@ impl SearchArgs {
             },
         };
         let threads = self.config(houses, seeds, top).threads;
-        let nodes = kalah::search::cost::estimated_nodes(houses, seeds, top);
+        let work = Work {
+            houses,
+            rules: p.rules(),
+            seeds,
+            every_move,
+        };
+        let nodes = work.nodes(top);
         let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
         let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
         if self.json {
@@ -278,17 +283,16 @@ impl SearchArgs {
     fn confirm_cost(
         &self,
         root: &str,
-        houses: usize,
-        rules: Rules,
-        seeds: u32,
+        work: Work,
         top: Option<u32>,
         config: &SolverConfig,
     ) -> Result<(), CliError> {
+        let Work { rules, seeds, .. } = work;
         use std::io::IsTerminal;
         if self.long || self.algorithm != Algorithm::Mtdf {
             return Ok(());
         }
-        let nodes = kalah::search::cost::estimated_nodes(houses, seeds, top);
+        let nodes = work.nodes(top);
         let seconds = kalah::search::cost::estimated_seconds(nodes, config.threads);
         if seconds < 3600.0 {
             return Ok(());
@@ -345,11 +349,13 @@ impl SearchArgs {
     pub fn solver_given<L: Lanes>(
         &self,
         p: &Position<L>,
+        every_move: bool,
         table: &TableFileArgs,
         files: Option<Arc<Tablebase>>,
     ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
         let (houses, rules, seeds) = (p.houses_per_side(), p.rules(), p.seeds_on_board());
-        let (mut config, db) = self.prepare(&p.to_string(), houses, rules, seeds, files)?;
+        let work = (houses, rules, seeds);
+        let (mut config, db) = self.prepare(&p.to_string(), work, every_move, files)?;
         table.fit(&mut config, houses, rules, self.tt_mb)?;
         let solver = solver_for(p, config, &db, table)?;
         Ok((solver, config, db))
@@ -469,5 +475,29 @@ pub fn new_solver(
     match db {
         Some(db) => solver.with_tablebase(db).map_err(fail),
         None => Ok(solver),
+    }
+}
+
+/// What a search is asked, for the cost model ([`kalah::search::cost`]): the board's houses,
+/// rules and seeds, and whether it values every move (`solve --all-moves`, `analyze`, `query`)
+/// or the position only.
+#[derive(Clone, Copy)]
+struct Work {
+    houses: usize,
+    rules: Rules,
+    seeds: u32,
+    every_move: bool,
+}
+
+impl Work {
+    /// The model's nodes for this work on the levels `0..=top`.
+    fn nodes(self, top: Option<u32>) -> f64 {
+        use kalah::search::cost;
+        let value = cost::estimated_nodes(self.houses, self.seeds, top, self.rules);
+        if self.every_move && value > 1.0 {
+            value * cost::EVERY_MOVE
+        } else {
+            value
+        }
     }
 }

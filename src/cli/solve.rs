@@ -76,7 +76,8 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
     let pos = AnyPosition::start(variant);
     if args.estimate.estimate {
         let files = args.search.files(args.houses, args.rules)?;
-        with_position!(pos, p => args.search.print_estimate(&p, Some(variant), files.as_deref()));
+        let every = args.all_moves;
+        with_position!(pos, p => args.search.print_estimate(&p, Some(variant), every, files.as_deref()));
         return Ok(());
     }
     if args.value_only {
@@ -93,7 +94,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
     if args.estimate.estimate {
         with_position!(pos, p => {
             let files = args.search.files(p.houses_per_side(), p.rules())?;
-            args.search.print_estimate(&p, None, files.as_deref());
+            args.search.print_estimate(&p, None, !args.value_only, files.as_deref());
         });
         return Ok(());
     }
@@ -127,7 +128,7 @@ fn report<L: Lanes>(
             None => return Ok(()),
         }
     }
-    let (solver, config, db) = args.solver_given(p, table, files)?;
+    let (solver, config, db) = args.solver_given(p, all_moves, table, files)?;
     let (a, elapsed, nodes) = solve_with_progress(p, all_moves, &solver, table)?;
     let answer = Answer {
         analysis: &a,
@@ -158,7 +159,7 @@ fn report_value<L: Lanes>(
             return Ok(());
         }
     }
-    let (solver, config, db) = args.solver_given(p, table, files)?;
+    let (solver, config, db) = args.solver_given(p, false, table, files)?;
     let (f, elapsed, nodes) = with_progress(p, &solver, table, |on_step| {
         solver.exact(p.board(), on_step)
     });
