@@ -75,8 +75,10 @@ pub struct SearchArgs {
 pub struct EstimateArg {
     /// Say what the cost model puts this search at, and stop: nothing is built or searched.
     /// It gives the nodes, the time on the threads given and the endgame levels the search
-    /// would read (the files, or those --memory-db would build). The model is rough, off by ten
-    /// either way: it tells seconds from hours from years. With --json: one object
+    /// would read (the files, or those --memory-db would build), for the work asked: the value
+    /// (solve, --value-only), or about three times that for every move's value (analyze,
+    /// solve --all-moves). The model is rough, off by ten either way: it tells seconds from
+    /// hours from years. With --json: one object
     /// (`estimated_nodes`, `estimated_seconds`, `threads`, `levels_top`, `levels`,
     /// `seeds_on_board`, the position and rules, and for solve the variant and its `seeds` a
     /// house).
