@@ -200,12 +200,8 @@ fn query_in_batch<L: Lanes>(
     if batch.search.is_none() {
         let files = batch.files.clone();
         let literal = p.to_string();
-        let (mut config, db) = args.prepare(
-            &literal,
-            (houses, p.rules(), p.seeds_on_board()),
-            true,
-            files,
-        )?;
+        let work = super::search::Work::of(p, true);
+        let (mut config, db) = args.prepare(&literal, work, files)?;
         if many && args.tt_mb.is_none() {
             config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
         }

@@ -160,20 +160,19 @@ impl SearchArgs {
     ///
     /// Before a search that the cost model puts past an hour, asks first
     /// ([`SearchArgs::confirm_cost`]; `root` is the position's literal, for the campaign it
-    /// suggests; `every_move`: the search values every move, not only the position).
+    /// suggests; `work`: what the search is asked, [`Work::of`] the position).
     pub fn prepare(
         &self,
         root: &str,
-        (houses, rules, seeds): (usize, Rules, u32),
-        every_move: bool,
+        work: Work,
         files: Option<Arc<Tablebase>>,
     ) -> Result<(SolverConfig, SearchDb), CliError> {
-        let work = Work {
+        let Work {
             houses,
             rules,
             seeds,
-            every_move,
-        };
+            ..
+        } = work;
         if let Some(tablebase) = files {
             let config = self.config(houses, seeds, Some(tablebase.max_level()));
             self.confirm_cost(root, work, Some(tablebase.max_level()), &config)?;
@@ -243,13 +242,7 @@ impl SearchArgs {
             },
         };
         let threads = self.config(houses, seeds, top).threads;
-        let work = Work {
-            houses,
-            rules: p.rules(),
-            seeds,
-            every_move,
-        };
-        let nodes = work.nodes(top);
+        let nodes = Work::of(p, every_move).nodes(top);
         let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
         let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
         if self.json {
@@ -355,10 +348,9 @@ impl SearchArgs {
         table: &TableFileArgs,
         files: Option<Arc<Tablebase>>,
     ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
-        let (houses, rules, seeds) = (p.houses_per_side(), p.rules(), p.seeds_on_board());
-        let work = (houses, rules, seeds);
-        let (mut config, db) = self.prepare(&p.to_string(), work, every_move, files)?;
-        table.fit(&mut config, houses, rules, self.tt_mb)?;
+        let work = Work::of(p, every_move);
+        let (mut config, db) = self.prepare(&p.to_string(), work, files)?;
+        table.fit(&mut config, work.houses, work.rules, self.tt_mb)?;
         let solver = solver_for(p, config, &db, table)?;
         Ok((solver, config, db))
     }
@@ -484,7 +476,7 @@ pub fn new_solver(
 /// rules and seeds, and whether it values every move (`solve --all-moves`, `analyze`, `query`)
 /// or the position only.
 #[derive(Clone, Copy)]
-struct Work {
+pub struct Work {
     houses: usize,
     rules: Rules,
     seeds: u32,
@@ -492,14 +484,24 @@ struct Work {
 }
 
 impl Work {
+    /// The search of `p`: of every move's value (`every_move`) or of its value only.
+    pub fn of<L: Lanes>(p: &Position<L>, every_move: bool) -> Work {
+        Work {
+            houses: p.houses_per_side(),
+            rules: p.rules(),
+            seeds: p.seeds_on_board(),
+            every_move,
+        }
+    }
+
     /// The model's nodes for this work on the levels `0..=top`.
     fn nodes(self, top: Option<u32>) -> f64 {
-        use kalah::search::cost;
-        let value = cost::estimated_nodes(self.houses, self.seeds, top, self.rules);
-        if self.every_move && value > 1.0 {
-            value * cost::EVERY_MOVE
-        } else {
-            value
-        }
+        let Work {
+            houses,
+            rules,
+            seeds,
+            every_move,
+        } = self;
+        kalah::search::cost::estimated_nodes(houses, seeds, top, rules, every_move)
     }
 }

@@ -6,7 +6,8 @@
 //!   log10 nodes ~ a + b*m + c*S + k*S²/100          m houses a side, S seeds on the board
 //!               + [empty-capture] (d*m + e*S)        the rule that ends turns sooner
 //!               - g * max(0, top - h*S)              each level read above 31% of S
-//!               - v                                  the value only (no move's own value)
+//!               - v                                  the value only (no move's own value):
+//!                                                    every move valued costs 10^v times more
 //!   a = 0.261  b = 0.525  c = 0.074  k = 0.086  d = -0.169  e = 0.012
 //!   g = 0.197  h = 0.31   v = 0.503
 //! ```
@@ -39,14 +40,17 @@ const G: f64 = 0.197;
 const H: f64 = 0.31;
 const V: f64 = 0.503;
 
-/// How many times the nodes of the value alone a solve that values every first move takes
-/// (`solve --all-moves`, `analyze`), by the model: 10^v.
-pub const EVERY_MOVE: f64 = 3.184_197_521_726_125;
-
-/// About how many nodes the exact solve (value only) of a board of `houses` houses a side,
-/// `seeds` seeds and capture rule `rules` takes, reading the endgame levels `0..=top`
-/// (none: `None`). A board the levels hold takes 1.
-pub fn estimated_nodes(houses: usize, seeds: u32, top: Option<u32>, rules: Rules) -> f64 {
+/// About how many nodes the exact solve of a board of `houses` houses a side, `seeds` seeds
+/// and capture rule `rules` takes, reading the endgame levels `0..=top` (none: `None`): of its
+/// value alone, or with `every_move` of every move's value too (`solve --all-moves`,
+/// `analyze`, `query`), 10^v times that. A board the levels hold takes 1.
+pub fn estimated_nodes(
+    houses: usize,
+    seeds: u32,
+    top: Option<u32>,
+    rules: Rules,
+    every_move: bool,
+) -> f64 {
     let (m, s) = (houses as f64, f64::from(seeds));
     let mut log = A + B * m + C * s + K * s * s / 100.0 - V;
     if rules == Rules::EmptyCapture {
@@ -57,7 +61,14 @@ pub fn estimated_nodes(houses: usize, seeds: u32, top: Option<u32>, rules: Rules
         Some(t) => log -= G * (f64::from(t) - H * s).max(0.0),
         None => {}
     }
-    10f64.powf(log.max(0.0))
+    // The value's nodes, never below 1; a search of more than one node costs 10^v times
+    // that for every move's value.
+    let value = log.max(0.0);
+    10f64.powf(if every_move && value > 0.0 {
+        value + V
+    } else {
+        value
+    })
 }
 
 /// About how many seconds `nodes` nodes take on `threads` threads (2.9 M nodes a second a
@@ -77,14 +88,14 @@ mod tests {
     #[test]
     fn the_model_tells_seconds_from_hours() {
         // Kalah(6,4) on the levels 0..20: 18.5 M nodes measured, value only.
-        let n = estimated_nodes(6, 48, Some(20), STD);
+        let n = estimated_nodes(6, 48, Some(20), STD, false);
         assert!((18.5e6 / 4.0..18.5e6 * 4.0).contains(&n), "{n}");
         // Kalah(6,5) on 0..32: seconds; Kalah(6,6) on 0..32: hours and more.
-        assert!(estimated_seconds(estimated_nodes(6, 60, Some(32), STD), 2) < 60.0);
-        assert!(estimated_seconds(estimated_nodes(6, 72, Some(32), STD), 2) > 3600.0);
+        assert!(estimated_seconds(estimated_nodes(6, 60, Some(32), STD, false), 2) < 60.0);
+        assert!(estimated_seconds(estimated_nodes(6, 72, Some(32), STD, false), 2) > 3600.0);
         // Small boards: well under a second; a board the levels hold: nothing to search.
-        assert!(estimated_seconds(estimated_nodes(4, 24, None, STD), 2) < 1.0);
-        assert_eq!(estimated_nodes(6, 30, Some(32), STD), 1.0);
+        assert!(estimated_seconds(estimated_nodes(4, 24, None, STD, false), 2) < 1.0);
+        assert_eq!(estimated_nodes(6, 30, Some(32), STD, false), 1.0);
         // Wide boards, against the solves of data/values/big-starts.jsonl (every first move
         // valued: nodes measured, houses, seeds, levels, rules): within a factor of five.
         for (nodes, houses, seeds, top, rules) in [
@@ -100,7 +111,7 @@ mod tests {
             (2.59e9, 12, 24, None, STD),
             (6.1e6, 12, 24, None, EC),
         ] {
-            let n = EVERY_MOVE * estimated_nodes(houses, seeds, top, rules);
+            let n = estimated_nodes(houses, seeds, top, rules, true);
             assert!(
                 (nodes / 5.0..nodes * 5.0).contains(&n),
                 "{houses} {seeds} {rules:?}: {n}"
@@ -110,18 +121,28 @@ mod tests {
         // from 6 houses on.
         for top in 0..40 {
             assert!(
-                estimated_nodes(6, 72, Some(top + 1), STD)
-                    <= estimated_nodes(6, 72, Some(top), STD)
+                estimated_nodes(6, 72, Some(top + 1), STD, false)
+                    <= estimated_nodes(6, 72, Some(top), STD, false)
             );
         }
         for houses in 6..=12 {
             let s = 4 * houses as u32;
-            assert!(estimated_nodes(houses, s, None, EC) <= estimated_nodes(houses, s, None, STD));
+            assert!(
+                estimated_nodes(houses, s, None, EC, false)
+                    <= estimated_nodes(houses, s, None, STD, false)
+            );
         }
     }
 
     #[test]
-    fn every_move_is_ten_to_the_v() {
-        assert!((EVERY_MOVE - 10f64.powf(V)).abs() < 1e-9);
+    fn every_move_costs_ten_to_the_v_times_the_value() {
+        let value = estimated_nodes(7, 56, Some(22), STD, false);
+        let every = estimated_nodes(7, 56, Some(22), STD, true);
+        assert!(
+            (every / value - 10f64.powf(V)).abs() < 1e-9,
+            "{value} {every}"
+        );
+        // A board the levels hold is a lookup either way.
+        assert_eq!(estimated_nodes(6, 30, Some(32), STD, true), 1.0);
     }
 }

@@ -116,7 +116,7 @@ pub fn alphabeta_too_long(args: &ProveArgs, fact: &Fact) -> Option<String> {
         fact.position.seeds_on_board(),
     );
     let rules = fact.position.rules();
-    let nodes = 100.0 * kalah::search::cost::estimated_nodes(houses, seeds, None, rules);
+    let nodes = 100.0 * kalah::search::cost::estimated_nodes(houses, seeds, None, rules, false);
     let threads = args.threads.unwrap_or(SolverConfig::default().threads);
     let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
     (seconds > 3600.0).then(|| {
