@@ -178,6 +178,50 @@ fn one_and_two_threads_agree_and_the_pv_reaches_the_value() {
     }
 }
 
+/// With every move's value asked, the progress steps after the position's own are each move's,
+/// told as bounds on that move's value for the position's mover (stores excluded): every step
+/// brackets the value `analyze` returns for it, and the last one of each move is that value.
+#[test]
+fn the_steps_of_each_move_bound_that_moves_value() {
+    for rules in Rules::ALL {
+        let variant = Variant::new(4, 3, rules).unwrap();
+        let p = Position::<kalah::Narrow>::start(variant).unwrap();
+        let solver = Solver::new(4, rules, config(Algorithm::Mtdf, 1)).unwrap();
+        let mut steps = Vec::new();
+        let a = solver
+            .analyze(&p, true, &mut |s| {
+                if s.depth.is_none() {
+                    steps.push((s.mv.map(|m| m.house()), s.lower, s.upper));
+                }
+            })
+            .unwrap();
+        let stores = p.store_difference();
+        let mut last = HashMap::new();
+        for &(mv, lower, upper) in &steps {
+            let value = match mv {
+                None => a.value,
+                Some(h) => a.moves.iter().find(|m| m.mv.house() == h).unwrap().value,
+            };
+            assert!(
+                stores + lower <= value && value <= stores + upper,
+                "{rules}: {mv:?} in [{lower}, {upper}], value {value}"
+            );
+            last.insert(mv, (lower, upper));
+        }
+        for m in &a.moves {
+            // A move that ends the game, or whose board is valued at once, has no steps.
+            if let Some(&(lower, upper)) = last.get(&Some(m.mv.house())) {
+                assert_eq!(
+                    (stores + lower, stores + upper),
+                    (m.value, m.value),
+                    "{rules}"
+                );
+            }
+        }
+        assert!(last.len() > 2, "{rules}: steps of the moves too");
+    }
+}
+
 #[test]
 fn the_ladder_agrees_with_mtdf_on_larger_starts() {
     for rules in Rules::ALL {

@@ -86,13 +86,19 @@ pub fn with_progress<L: Lanes, T>(
             } else {
                 format!("in [{lower:+}, {upper:+}]")
             };
+            // With --all-moves the steps after the value's are each move's, for the side to
+            // move here: never to be read as the position's own value.
+            let (of, whose) = match s.mv {
+                Some(mv) => (format!("move {mv}: "), "of that move for the side to move"),
+                None => (String::new(), "for the side to move"),
+            };
             let what = match s.depth {
-                Some(d) => format!("depth {d}: estimate {range} (not proven)"),
-                None => format!("exact search: proven value {range}"),
+                Some(d) => format!("{of}depth {d}: estimate {range} (not proven)"),
+                None => format!("{of}exact search: proven value {range}"),
             };
             indicator.set_message(what.clone());
             indicator.note(format!(
-                "  {what} for the side to move, {} nodes, {:.1} s",
+                "  {what} {whose}, {} nodes, {:.1} s",
                 s.nodes,
                 s.elapsed.as_secs_f64()
             ));

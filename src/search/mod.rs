@@ -317,6 +317,10 @@ pub struct Progress {
     pub lower: i32,
     /// ... and f <= upper, for the board being solved.
     pub upper: i32,
+    /// The move being valued ([`Solver::analyze`] with `all_moves`), None for the board itself.
+    /// With a move, `lower` and `upper` bound that move's value for the board's mover, stores
+    /// excluded (not the value of the board the move leads to, for its own mover).
+    pub mv: Option<Move>,
     /// Nodes searched so far by this solver.
     pub nodes: u64,
     /// Time since the solver was made.
@@ -684,6 +688,7 @@ impl Solver {
                 depth: (depth != EXACT_DEPTH).then_some(depth),
                 lower,
                 upper,
+                mv: None,
                 nodes: self.nodes(),
                 elapsed: self.started.elapsed(),
             });
@@ -853,12 +858,26 @@ impl Solver {
     ) -> Result<i32, SolveError> {
         let (child, s) = board.sow(mv.index(), self.rules);
         let gain = s.gain();
+        // The child's steps, told as bounds on the move's value for this board's mover.
+        let mut on_child = |p: &Progress| {
+            let (lower, upper) = if s.extra_turn {
+                (gain + p.lower, gain + p.upper)
+            } else {
+                (gain - p.upper, gain - p.lower)
+            };
+            progress(&Progress {
+                lower,
+                upper,
+                mv: Some(mv),
+                ..*p
+            })
+        };
         Ok(if s.game_over {
             gain
         } else if s.extra_turn {
-            gain + self.exact(child, progress)?
+            gain + self.exact(child, &mut on_child)?
         } else {
-            gain - self.exact(child, progress)?
+            gain - self.exact(child, &mut on_child)?
         })
     }
 
