@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the tables of docs/values.md's "Seven houses and more" from data/values/big-starts.jsonl
-(made by scripts/big-values.sh): one row a cell solved two ways that agree, with the value, the
+(made by scripts/big-values.sh, and scripts/big-values-ledger.py for a cell proven by a campaign):
+one row a cell solved two ways that agree, with the value, the
 optimal first moves, every first move's value and each way's time and nodes; and the table of
 the other rule sets (ManKalah with and without its pie rule, KGP's early end) from
 data/values/mankalah-starts.jsonl (made by scripts/mankalah-values.py). The tables sit between
@@ -28,6 +29,9 @@ def signed(v):
 
 
 def way_text(run):
+    if "cpu_ms" in run:
+        # A campaign (scripts/big-values-ledger.py): its stints' CPU time, summed.
+        return f"{run['way']}: {run['cpu_ms'] / 1000:.0f} s of CPU, {run['nodes'] / 1e6:.1f} M nodes"
     seconds = run["time_ms"] / 1000
     build = run.get("db_build_ms") or 0
     built = f" + {build / 1000:.1f} s to build them" if build >= 100 else ""
@@ -44,7 +48,7 @@ def table(starts):
         cells.setdefault((run["houses"], run["seeds"], run["rules"]), []).append(run)
     rows = [
         "| variant | rules | value (best first moves) | every first move | the two ways, wall time on "
-        "2 cores beside other work |",
+        "2 cores beside other work (a campaign's: CPU time) |",
         "| --- | --- | --- | --- | --- |",
     ]
     for (m, n, rules), runs in sorted(cells.items(), key=lambda c: (c[0][0], c[0][1], c[0][2] != "standard")):

@@ -45,6 +45,8 @@ def points():
     out = []
     for row in (ROOT / "data/values/big-starts.jsonl").read_text().splitlines():
         d = json.loads(row)
+        if "ledger" in d:
+            continue  # a campaign's nodes (scripts/big-values-ledger.py) are not one search's
         top = re.search(r"0\.\.(\d+)", d["way"])
         out.append((d["houses"], 2 * d["houses"] * d["seeds"], d["rules"] == "empty-capture",
                     int(top.group(1)) if top else None, math.log10(d["nodes"]), False, 1,
