@@ -685,6 +685,52 @@ fn status_says_when_nearly_every_recent_test_was_split() {
     assert_eq!(text.contains(&said), over >= 11, "{text}");
 }
 
+/// A campaign that proved the value but not every first move's says which moves are left (an
+/// `--all-moves` run goes on with them), not that nothing remains; once they are done, it does.
+#[test]
+fn status_names_the_first_moves_left_after_the_value() {
+    let dir = TempDir::new("prove", "moves-left");
+    let ledger = dir.0.join("ledger.jsonl");
+    let l = ledger.to_str().unwrap();
+    let mut args = no_db_campaign("4", "3", "1000000000");
+    args.extend(["--ledger", l]);
+    let out = cli_common::kalah(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = cli_common::json(&["prove", "--status", l, "--json"]);
+    assert!(status["value"]["exact"].is_i64(), "{status}");
+    let open: Vec<String> = status["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["exact"].is_null())
+        .map(|m| m["house"].to_string())
+        .collect();
+    assert!(!open.is_empty(), "{status}");
+    let text =
+        String::from_utf8_lossy(&cli_common::kalah(&["prove", "--status", l]).stdout).into_owned();
+    assert!(!text.contains("nothing remains"), "{text}");
+    let said = format!(
+        "not yet the exact value of move{} {}",
+        if open.len() == 1 { "" } else { "s" },
+        open.join(", ")
+    );
+    assert!(text.contains(&said), "{text}");
+    args.push("--all-moves");
+    let out = cli_common::kalah(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text =
+        String::from_utf8_lossy(&cli_common::kalah(&["prove", "--status", l]).stdout).into_owned();
+    assert!(text.contains("proven: nothing remains"), "{text}");
+}
+
 /// `kalah` with `args`, its exit code, stdout and stderr.
 fn run_kalah(args: &[&str]) -> (Option<i32>, String, String) {
     let out = cli_common::kalah(args);

@@ -168,7 +168,24 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
         s.tree
     );
     match s.beta {
-        None => println!("proven: nothing remains"),
+        None => {
+            let open: Vec<String> = s
+                .moves
+                .iter()
+                .filter(|(_, b)| !b.is_exact())
+                .map(|(mv, _)| mv.house().to_string())
+                .collect();
+            if open.is_empty() {
+                println!("proven: nothing remains");
+            } else {
+                // The value is; the moves are an --all-moves campaign's work, not done.
+                println!(
+                    "proven: the value; not yet the exact value of move{} {} (`--all-moves` goes on with them)",
+                    if open.len() == 1 { "" } else { "s" },
+                    open.join(", ")
+                );
+            }
+        }
         Some(beta) => {
             let number = |n: u64| {
                 if prove::is_infinite(n) {
