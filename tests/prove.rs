@@ -669,18 +669,12 @@ fn status_says_when_nearly_every_recent_test_was_split() {
     // Kalah(6,4) with no levels, 1000 nodes a test: nearly every test runs out and splits.
     let mut args = no_db_campaign("6", "4", "1000");
     args.extend(["--jobs", "12", "--ledger", l]);
-    let out = cli_common::kalah(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    kalah_ok(&args);
     let status = cli_common::json(&["prove", "--status", l, "--json"]);
     assert_eq!(status["recent"]["tests"], 12, "{status}");
     let over = status["recent"]["over_budget"].as_u64().unwrap();
     assert_eq!(status["over_budget"], over, "{status}");
-    let human = cli_common::kalah(&["prove", "--status", l]);
-    let text = String::from_utf8_lossy(&human.stdout);
+    let text = kalah_ok(&["prove", "--status", l]);
     let said = format!("of the last 12 tests, {over} ran out of their budget and were split");
     assert_eq!(text.contains(&said), over >= 11, "{text}");
 }
@@ -694,12 +688,7 @@ fn status_names_the_first_moves_left_after_the_value() {
     let l = ledger.to_str().unwrap();
     let mut args = no_db_campaign("4", "3", "1000000000");
     args.extend(["--ledger", l]);
-    let out = cli_common::kalah(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    kalah_ok(&args);
     let status = cli_common::json(&["prove", "--status", l, "--json"]);
     assert!(status["value"]["exact"].is_i64(), "{status}");
     let open: Vec<String> = status["moves"]
@@ -710,8 +699,7 @@ fn status_names_the_first_moves_left_after_the_value() {
         .map(|m| m["house"].to_string())
         .collect();
     assert!(!open.is_empty(), "{status}");
-    let text =
-        String::from_utf8_lossy(&cli_common::kalah(&["prove", "--status", l]).stdout).into_owned();
+    let text = kalah_ok(&["prove", "--status", l]);
     assert!(!text.contains("nothing remains"), "{text}");
     let said = format!(
         "not yet the exact value of move{} {}",
@@ -720,15 +708,17 @@ fn status_names_the_first_moves_left_after_the_value() {
     );
     assert!(text.contains(&said), "{text}");
     args.push("--all-moves");
-    let out = cli_common::kalah(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text =
-        String::from_utf8_lossy(&cli_common::kalah(&["prove", "--status", l]).stdout).into_owned();
+    kalah_ok(&args);
+    let text = kalah_ok(&["prove", "--status", l]);
     assert!(text.contains("proven: nothing remains"), "{text}");
+}
+
+/// `kalah` with `args`, which must succeed: its stdout.
+fn kalah_ok(args: &[&str]) -> String {
+    let out = cli_common::kalah(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `kalah` with `args`, its exit code, stdout and stderr.
