@@ -28,17 +28,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from machine import machine
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data/values/big-starts.jsonl"
-
-
-def machine():
-    model = "unknown CPU"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            model = " ".join(line.split(":", 1)[1].split())
-            break
-    return f"{model}, {os.cpu_count()} cores"
 
 
 def jsonl(path):

@@ -715,10 +715,9 @@ fn status_names_the_first_moves_left_after_the_value() {
 
 /// `kalah` with `args`, which must succeed: its stdout.
 fn kalah_ok(args: &[&str]) -> String {
-    let out = cli_common::kalah(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let (code, out, err) = run_kalah(args);
+    assert_eq!(code, Some(0), "{args:?}: {err}");
+    out
 }
 
 /// `kalah` with `args`, its exit code, stdout and stderr.
