@@ -128,6 +128,69 @@ fn every_first_move_gets_its_value() {
     }
 }
 
+/// Once the value is proven, an `--all-moves` campaign first decides which moves are best (each
+/// move that may be tested against the value), and only then makes the other moves' values exact:
+/// a table of values needs the best moves, and a worse move's exact value can cost far more.
+#[test]
+fn all_moves_decides_the_best_moves_before_the_other_values() {
+    let dir = TempDir::new("prove", "best-first");
+    let mut exercised = 0;
+    for rules in Rules::ALL {
+        for (m, n) in [(4, 3), (5, 3), (6, 3), (5, 4)] {
+            let root = start(m, n, rules);
+            let path = dir.0.join(format!("{m}-{n}-{rules}.jsonl"));
+            let s = solver_of(m, rules, 1);
+            // A budget no test runs over: each test after the value's is of a first move's
+            // position itself.
+            let config = Config {
+                budget: u64::MAX / 4,
+                all_moves: true,
+                ..Config::default()
+            };
+            let mut c = Campaign::open(root, &path, &[], &s, None, config, None).unwrap();
+            let mut before = c.status().unwrap();
+            let mut decided_first = false;
+            for _ in 0..10_000 {
+                let fact = match c.step().unwrap() {
+                    Step::Done => break,
+                    Step::Tested { fact, .. } => fact,
+                    Step::Idle => panic!("one worker is never idle"),
+                };
+                if let Some((_, open)) = before.best_moves() {
+                    let tested = root
+                        .legal_moves()
+                        .into_iter()
+                        .find(|&mv| root.play_unchecked(mv).0.board() == fact.position.board())
+                        .expect("a first move's position is tested");
+                    let other_open = before
+                        .moves
+                        .iter()
+                        .any(|(mv, b)| !b.is_exact() && !open.contains(mv));
+                    if !open.is_empty() {
+                        assert!(
+                            open.contains(&tested),
+                            "Kalah({m},{n}) {rules}: move {} tested while {open:?} were undecided",
+                            tested.house()
+                        );
+                        decided_first |= other_open;
+                    }
+                }
+                before = c.status().unwrap();
+            }
+            let analysis = s.analyze(&root, true, &mut |_| {}).unwrap();
+            let (best, open) = before.best_moves().expect("the value is proven");
+            assert!(open.is_empty(), "Kalah({m},{n}) {rules}: {open:?}");
+            assert_eq!(best, analysis.best, "Kalah({m},{n}) {rules}");
+            for ((_, b), expected) in before.moves.iter().zip(&analysis.moves) {
+                assert_eq!(b.is_exact().then_some(b.lower), Some(expected.value));
+            }
+            exercised += usize::from(decided_first);
+        }
+    }
+    // At least one start had a move to decide while a worse one's value was still open.
+    assert!(exercised > 0);
+}
+
 #[test]
 fn positions_with_stores_and_north_to_move_are_proven() {
     let dir = TempDir::new("prove", "stores");
@@ -711,6 +774,31 @@ fn status_names_the_first_moves_left_after_the_value() {
     kalah_ok(&args);
     let text = kalah_ok(&["prove", "--status", l]);
     assert!(text.contains("proven: nothing remains"), "{text}");
+    // And which first moves are best, decided.
+    let status = cli_common::json(&["prove", "--status", l, "--json"]);
+    let best: Vec<u64> = status["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["exact"] == status["value"]["exact"])
+        .map(|m| m["house"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        status["best_moves"]["best"],
+        serde_json::json!(best),
+        "{status}"
+    );
+    assert_eq!(
+        status["best_moves"]["undecided"],
+        serde_json::json!([]),
+        "{status}"
+    );
+    let houses: Vec<String> = best.iter().map(u64::to_string).collect();
+    let line = format!(
+        "best first moves: {} (every other move is proven worse)",
+        houses.join(", ")
+    );
+    assert!(text.contains(&line), "{text}");
 }
 
 /// `kalah` with `args`, which must succeed: its stdout.

@@ -93,7 +93,8 @@ pub struct ProveArgs {
     #[arg(long, value_name = "I/N", value_parser = parse_share, default_value = "0/1")]
     worker: Share,
 
-    /// After the root's value, prove the exact value of each first move too.
+    /// After the root's value, decide which first moves are best (each that may be is tested
+    /// against the value), then prove the exact value of every first move too.
     #[arg(long)]
     all_moves: bool,
 

@@ -9,8 +9,10 @@
 //!
 //! 1. read the ledgers again (other workers may have added facts);
 //! 2. work out the bounds of every node by minimax over the facts, leaves first;
-//! 3. pick the test the focus needs (the root, then with `all_moves` each first move):
-//!    "f >= beta", with beta from the bounds and the last guess, as MTD(f) picks it;
+//! 3. pick the focus and the test it needs: the root, "f >= beta" with beta from the bounds
+//!    and the last guess, as MTD(f) picks it; then with `all_moves` first each move that may
+//!    or may not be best, tested against the root's value, and then each move not yet exact,
+//!    by MTD(f) again;
 //! 4. pick the most-proving open leaf of that test ([`tree`]: proof-number search) among those
 //!    of this worker's share ([`Share`]);
 //! 5. test it: a null-window search ([`Solver::test`]) within the node budget, or a lookup when
@@ -40,7 +42,7 @@ use crate::search::harvest::{Found, Harvest};
 use crate::search::{SolveError, Solver};
 use fact::{Bounds, Fact};
 use ledger::{Ledger, LedgerError, LedgerWriter, Origin};
-use tree::{INFINITE, Tree, TreeError};
+use tree::{EdgeKind, INFINITE, Tree, TreeError};
 
 /// The most positions a proof tree may hold.
 pub const MAX_TREE: usize = 4_000_000;
@@ -125,7 +127,8 @@ pub struct Config {
     pub budget: u64,
     /// This worker's share of the leaves.
     pub share: Share,
-    /// After the root, prove the value of each of its moves too.
+    /// After the root, decide which of its moves are best, then prove the value of each of its
+    /// moves too.
     pub all_moves: bool,
     /// A test that runs out of its budget keeps, as facts, the largest subtrees it finished
     /// within this many plies of its position (0: none; see [`crate::search::harvest`]) ...
@@ -211,6 +214,24 @@ pub struct Status {
 pub const RECENT: usize = 100;
 
 impl Status {
+    /// Once the value is exact: the first moves proven best (their value is the root's), and
+    /// those that may or may not be (the rest are proven worse).
+    pub fn best_moves(&self) -> Option<(Vec<Move>, Vec<Move>)> {
+        if !self.value.is_exact() {
+            return None;
+        }
+        let v = self.value.lower;
+        let best = self.moves.iter().filter(|(_, b)| b.lower >= v);
+        let open = self
+            .moves
+            .iter()
+            .filter(|(_, b)| b.lower < v && b.upper >= v);
+        Some((
+            best.map(|&(mv, _)| mv).collect(),
+            open.map(|&(mv, _)| mv).collect(),
+        ))
+    }
+
     /// Where the campaign of `root` stands by `ledger` (tested against `guess`, stores
     /// included, if given; else against the lower bound plus 2).
     pub fn of(
@@ -285,6 +306,40 @@ fn next_beta(b: Bounds, g: i32) -> i32 {
     } else {
         g
     }
+}
+
+/// The node the next test is for, and its test ("f >= beta") when the focus fixes it rather
+/// than MTD(f): the root until its value is exact; then, with `all_moves`, each first move of
+/// which it is not yet known whether it is best, tested against the root's value (that decides
+/// the best moves, which is what a table of values needs, before any move's exact value);
+/// then each first move whose value is not exact, by MTD(f). None when all that is done.
+fn focus(tree: &Tree, all_moves: bool) -> Option<(usize, Option<i32>)> {
+    let root = tree.root();
+    if !root.bounds.is_exact() {
+        return Some((0, None));
+    }
+    if !all_moves {
+        return None;
+    }
+    let v = root.bounds.lower;
+    let undecided = root.moves.iter().find_map(|e| {
+        let b = tree.edge_bounds(e);
+        let c = e.child?;
+        // The move's value is >= v exactly when its child's f is >= (extra turn) or below
+        // (the other side moves) this, which is on the child's parity as v is on the root's.
+        let beta = match e.kind {
+            EdgeKind::ExtraTurn => v - e.gain,
+            _ => e.gain - v + 2,
+        };
+        (b.lower < v && b.upper >= v).then_some((c, Some(beta)))
+    });
+    undecided.or_else(|| {
+        root.moves
+            .iter()
+            .filter_map(|e| e.child)
+            .find(|&c| !tree.nodes()[c].bounds.is_exact())
+            .map(|c| (c, None))
+    })
 }
 
 pub(crate) fn check_root(root: &Position<Narrow>) -> Result<(), ProveError> {
@@ -394,32 +449,31 @@ impl<'a> Campaign<'a> {
         self.writer.follow()?;
         self.ledger.refresh()?;
         let mut tree = Tree::grow(self.root, &self.ledger, MAX_TREE)?;
-        let mut focuses = vec![0];
-        if self.config.all_moves {
-            focuses.extend(tree.root().moves.iter().filter_map(|e| e.child));
-        }
-        let Some(focus) = focuses
-            .into_iter()
-            .find(|&i| !tree.nodes()[i].bounds.is_exact())
-        else {
+        let Some((focus, decide)) = focus(&tree, self.config.all_moves) else {
             return Ok(Step::Done);
         };
         let node = &tree.nodes()[focus];
         let (board, bounds) = (node.board(), node.bounds);
-        let guess = match self.guesses.get(&board) {
-            Some(&guess) => guess,
-            None => Guess {
-                g: self.solver.guess(board)?,
-                beta: None,
-            },
+        let (g, beta) = match decide {
+            // Its test is fixed; MTD(f) goes on from it once it is answered.
+            Some(beta) => (beta, beta),
+            None => {
+                let guess = match self.guesses.get(&board) {
+                    Some(&guess) => guess,
+                    None => Guess {
+                        g: self.solver.guess(board)?,
+                        beta: None,
+                    },
+                };
+                // MTD(f): a decided test moves the guess to the bound it found.
+                let g = match guess.beta {
+                    Some(beta) if bounds.lower >= beta => bounds.lower,
+                    Some(beta) if bounds.upper < beta => bounds.upper,
+                    _ => guess.g,
+                };
+                (g, next_beta(bounds, g))
+            }
         };
-        // MTD(f): a decided test moves the guess to the bound it found.
-        let g = match guess.beta {
-            Some(beta) if bounds.lower >= beta => bounds.lower,
-            Some(beta) if bounds.upper < beta => bounds.upper,
-            _ => guess.g,
-        };
-        let beta = next_beta(bounds, g);
         self.guesses.insert(
             board,
             Guess {

@@ -116,6 +116,10 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
                 v["house"] = json!(mv.house());
                 v
             }).collect::<Vec<_>>(),
+            "best_moves": s.best_moves().map(|(best, open)| json!({
+                "best": best.iter().map(|m| m.house()).collect::<Vec<_>>(),
+                "undecided": open.iter().map(|m| m.house()).collect::<Vec<_>>(),
+            })),
             "facts": s.facts,
             "over_budget": s.over_budget,
             "harvested": s.harvested,
@@ -143,6 +147,28 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
     );
     for (mv, b) in &s.moves {
         println!("  move {:>2}: {}", mv.house(), bounds_text(*b, widest));
+    }
+    if let Some((best, open)) = s.best_moves() {
+        let houses = |moves: &[kalah::Move]| {
+            let h: Vec<String> = moves.iter().map(|m| m.house().to_string()).collect();
+            h.join(", ")
+        };
+        if open.is_empty() {
+            println!(
+                "best first moves: {} (every other move is proven worse)",
+                houses(&best)
+            );
+        } else {
+            println!(
+                "best first moves: {}; {} may be best too (`--all-moves` decides that first)",
+                if best.is_empty() {
+                    "none proven yet".to_owned()
+                } else {
+                    houses(&best)
+                },
+                houses(&open)
+            );
+        }
     }
     let tests = s.facts - s.harvested;
     let mean = if tests > 0 {
