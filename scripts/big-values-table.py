@@ -2,7 +2,8 @@
 """Writes the tables of docs/values.md's "Seven houses and more" from data/values/big-starts.jsonl
 (made by scripts/big-values.sh, and scripts/big-values-ledger.py for a cell proven by a campaign):
 one row a cell solved two ways that agree, with the value, the
-optimal first moves, every first move's value and each way's time and nodes; and the table of
+optimal first moves, every first move's value (or its bounds, for a campaign that proved the
+best moves without every other move's exact value) and each way's time and nodes; and the table of
 the other rule sets (ManKalah with and without its pie rule, KGP's early end) from
 data/values/mankalah-starts.jsonl (made by scripts/mankalah-values.py). The tables sit between
 the lines `<!-- big-starts -->` and `<!-- /big-starts -->`, and `<!-- rule-sets -->` and
@@ -26,6 +27,17 @@ RULE_SETS = "<!-- rule-sets -->", "<!-- /rule-sets -->"
 
 def signed(v):
     return f"+{v}" if v > 0 else str(v)
+
+
+def move_text(mv, seeds):
+    """A first move's value, or its bounds where a campaign proved only those (the move is then
+    proven worse than the value: the best moves are all exact); `<= U` when the lower bound is
+    the widest, all `seeds` of the board to the other side."""
+    if mv["value"] is not None:
+        return signed(mv["value"])
+    if mv["lower"] <= -seeds:
+        return f"<= {signed(mv['upper'])}"
+    return f"[{signed(mv['lower'])}, {signed(mv['upper'])}]"
 
 
 def way_text(run):
@@ -60,7 +72,7 @@ def table(starts):
                 if run[field] != first[field]:
                     sys.exit(f"Kalah({m},{n}) {rules}: the ways disagree on {field}")
         best = ",".join(str(h) for h in first["best"])
-        moves = " ".join(f"{mv['house']}: {signed(mv['value'])}" for mv in first["moves"])
+        moves = " ".join(f"{mv['house']}: {move_text(mv, 2 * m * n)}" for mv in first["moves"])
         ways = "; ".join(way_text(r) for r in runs)
         rows.append(f"| Kalah({m},{n}) | {rules} | {signed(first['value'])} ({best}) | {moves} | {ways} |")
     return "\n".join(rows)
