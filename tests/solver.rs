@@ -248,6 +248,44 @@ fn the_ladder_agrees_with_mtdf_on_larger_starts() {
     }
 }
 
+/// The plainer algorithms (`--by alphabeta` checks use one) heed a cancel and a deadline as
+/// MTD(f) does, instead of running to the end of a search that may take hours; the solver
+/// still answers once the deadline is lifted.
+#[test]
+fn the_ladder_heeds_a_cancel_and_a_deadline() {
+    let big =
+        Position::<kalah::Narrow>::start(Variant::new(4, 6, Rules::Standard).unwrap()).unwrap();
+    let small =
+        Position::<kalah::Narrow>::start(Variant::new(4, 1, Rules::Standard).unwrap()).unwrap();
+    for a in [
+        Algorithm::Minimax,
+        Algorithm::Memo,
+        Algorithm::AlphaBeta,
+        Algorithm::Scout,
+    ] {
+        let solver = Solver::new(4, Rules::Standard, config(a, 1)).unwrap();
+        solver.set_deadline(Some(std::time::Instant::now()));
+        let late = solver.exact(big.board(), &mut |_| {});
+        assert!(
+            matches!(late, Err(SolveError::OutOfTime)),
+            "{a:?}: {late:?}"
+        );
+        solver.set_deadline(None);
+        let mtdf = Solver::new(4, Rules::Standard, config(Algorithm::Mtdf, 1)).unwrap();
+        assert_eq!(
+            solver.exact(small.board(), &mut |_| {}).unwrap(),
+            mtdf.exact(small.board(), &mut |_| {}).unwrap(),
+            "{a:?}"
+        );
+        solver.cancel();
+        let cancelled = solver.exact(big.board(), &mut |_| {});
+        assert!(
+            matches!(cancelled, Err(SolveError::Cancelled)),
+            "{a:?}: {cancelled:?}"
+        );
+    }
+}
+
 #[test]
 fn a_deadline_stops_the_search_and_leaves_the_solver_sound() {
     let solver = Solver::new(6, Rules::Standard, config(Algorithm::Mtdf, 2)).unwrap();

@@ -564,10 +564,20 @@ impl Solver {
         match self.config.algorithm {
             Algorithm::Mtdf => self.mtdf(board, 0, progress),
             other => {
-                let mut nodes = 0;
-                let v = ladder::solve(other, board, self.rules, &mut nodes);
-                self.nodes.fetch_add(nodes, Ordering::Relaxed);
-                Ok(v)
+                // The plainer algorithms heed a cancel and the deadline too.
+                let deadline = *self.deadline.lock().unwrap_or_else(|e| e.into_inner());
+                let stop = || {
+                    self.cancelled.load(Ordering::Relaxed)
+                        || deadline.is_some_and(|d| Instant::now() >= d)
+                };
+                let mut count = ladder::Count::new(&stop);
+                let v = ladder::solve(other, board, self.rules, &mut count);
+                self.nodes.fetch_add(count.nodes, Ordering::Relaxed);
+                match count.stopped() {
+                    false => Ok(v),
+                    true if self.cancelled.load(Ordering::Relaxed) => Err(SolveError::Cancelled),
+                    true => Err(SolveError::OutOfTime),
+                }
             }
         }
     }
