@@ -260,10 +260,15 @@ fn value_and_best(value: &Value, best: &Value) -> String {
         .map(|h| h.to_string())
         .collect::<Vec<_>>()
         .join(",");
+    format!("{} ({best})", signed(v))
+}
+
+/// A value with its sign as the tables write it: `+4`, `0`, `-6`.
+fn signed(v: i64) -> String {
     if v > 0 {
-        format!("+{v} ({best})")
+        format!("+{v}")
     } else {
-        format!("{v} ({best})")
+        v.to_string()
     }
 }
 
@@ -272,14 +277,7 @@ fn value_and_best(value: &Value, best: &Value) -> String {
 /// the lower bound is the widest (every seed to the other side).
 fn every_move(row: &Value) -> String {
     let seeds = 2 * row["houses"].as_i64().expect("houses") * row["seeds"].as_i64().expect("seeds");
-    let signed = |v: &Value| {
-        let v = v.as_i64().expect("a value");
-        if v > 0 {
-            format!("+{v}")
-        } else {
-            v.to_string()
-        }
-    };
+    let signed = |v: &Value| signed(v.as_i64().expect("a value"));
     let text = |m: &Value| {
         if m["value"].is_null() && m["lower"].as_i64() <= Some(-seeds) {
             format!("<= {}", signed(&m["upper"]))
