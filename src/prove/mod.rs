@@ -42,7 +42,7 @@ use crate::search::harvest::{Found, Harvest};
 use crate::search::{SolveError, Solver};
 use fact::{Bounds, Fact};
 use ledger::{Ledger, LedgerError, LedgerWriter, Origin};
-use tree::{EdgeKind, INFINITE, Tree, TreeError};
+use tree::{INFINITE, Tree, TreeError};
 
 /// The most positions a proof tree may hold.
 pub const MAX_TREE: usize = 4_000_000;
@@ -325,13 +325,12 @@ fn focus(tree: &Tree, all_moves: bool) -> Option<(usize, Option<i32>)> {
     let undecided = root.moves.iter().find_map(|e| {
         let b = tree.edge_bounds(e);
         let c = e.child?;
-        // The move's value is >= v exactly when its child's f is >= (extra turn) or below
-        // (the other side moves) this, which is on the child's parity as v is on the root's.
-        let beta = match e.kind {
-            EdgeKind::ExtraTurn => v - e.gain,
-            _ => e.gain - v + 2,
-        };
-        (b.lower < v && b.upper >= v).then_some((c, Some(beta)))
+        // The child's test of "the move is worth >= v", put on the child's parity as MTD(f)
+        // puts its tests (it lies within the child's bounds, since the move is undecided).
+        (b.lower < v && b.upper >= v).then(|| {
+            let beta = next_beta(tree.nodes()[c].bounds, tree::child_threshold(e, v));
+            (c, Some(beta))
+        })
     });
     undecided.or_else(|| {
         root.moves

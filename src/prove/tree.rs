@@ -126,6 +126,16 @@ pub struct Tree {
     nodes: Vec<Node>,
 }
 
+/// The test of `edge`'s child that answers "is the edge's value >= `t`" for the node it leaves:
+/// "f(child) >= this" (f(child) >= t - gain after an extra turn; after the other side moves,
+/// gain - f(child) >= t, that is f(child) < gain - t + 1).
+pub fn child_threshold(edge: &Edge, t: i32) -> i32 {
+    match edge.kind {
+        EdgeKind::ExtraTurn => t - edge.gain,
+        _ => edge.gain - t + 1,
+    }
+}
+
 impl Tree {
     /// The tree of `root` (a position with a move to make) grown as `ledger`'s facts split it,
     /// with every node's bounds; at most `max_nodes` positions.
@@ -258,10 +268,7 @@ impl Tree {
             for k in 0..self.nodes[i].moves.len() {
                 let e = self.nodes[i].moves[k];
                 if let Some(c) = e.child {
-                    self.nodes[c].threshold = match e.kind {
-                        EdgeKind::ExtraTurn => t - e.gain,
-                        _ => e.gain - t + 1,
-                    };
+                    self.nodes[c].threshold = child_threshold(&e, t);
                 }
             }
         }

@@ -149,10 +149,6 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
         println!("  move {:>2}: {}", mv.house(), bounds_text(*b, widest));
     }
     if let Some((best, open)) = s.best_moves() {
-        let houses = |moves: &[kalah::Move]| {
-            let h: Vec<String> = moves.iter().map(|m| m.house().to_string()).collect();
-            h.join(", ")
-        };
         if open.is_empty() {
             println!(
                 "best first moves: {} (every other move is proven worse)",
@@ -195,11 +191,11 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
     );
     match s.beta {
         None => {
-            let open: Vec<String> = s
+            let open: Vec<kalah::Move> = s
                 .moves
                 .iter()
                 .filter(|(_, b)| !b.is_exact())
-                .map(|(mv, _)| mv.house().to_string())
+                .map(|&(mv, _)| mv)
                 .collect();
             if open.is_empty() {
                 println!("proven: nothing remains");
@@ -208,7 +204,7 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
                 println!(
                     "proven: the value; not yet the exact value of move{} {} (`--all-moves` goes on with them)",
                     if open.len() == 1 { "" } else { "s" },
-                    open.join(", ")
+                    houses(&open)
                 );
             }
         }
@@ -253,4 +249,10 @@ pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Cert
     for line in cert.iter().flat_map(|c| &c.lines) {
         println!("{line}");
     }
+}
+
+/// Moves as their houses, for people: `5, 8`.
+fn houses(moves: &[kalah::Move]) -> String {
+    let h: Vec<String> = moves.iter().map(|m| m.house().to_string()).collect();
+    h.join(", ")
 }
