@@ -866,6 +866,75 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
     let (code, _, err) = run_campaign(&good);
     assert_eq!(code, Some(0), "{err}");
     let g = good.to_str().unwrap();
+    // Before any check, what is left is priced at the campaign's nodes only; after one, at
+    // those times what the checks so far took in their facts' nodes.
+    let status_json = || {
+        let (code, out, err) = run_kalah(&["prove", "--status", g, "--json"]);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let (code, out, _) = run_kalah(&["prove", "--status", g]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("nodes in the campaign; a check takes more"),
+        "{out}"
+    );
+    let v = status_json();
+    let claims = v["certificate"]["claims"].as_array().unwrap();
+    assert!(claims.iter().all(|c| c["check_nodes_estimate"].is_null()));
+    let (code, out, err) = run_kalah(&[
+        "prove",
+        "--certify",
+        g,
+        "--db",
+        d,
+        "--threads",
+        "1",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let check: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.0.join("good.checks.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let line: usize = check["fact_at"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let fact: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&good)
+            .unwrap()
+            .lines()
+            .nth(line - 1)
+            .unwrap(),
+    )
+    .unwrap();
+    let ratio = check["nodes"].as_f64().unwrap() / fact["nodes"].as_f64().unwrap();
+    let v = status_json();
+    let open: Vec<&serde_json::Value> = v["certificate"]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["certified"] == false)
+        .collect();
+    assert!(!open.is_empty(), "one check certified every bound: {v}");
+    for c in open {
+        let left = c["nodes_left"].as_f64().unwrap();
+        assert_eq!(
+            c["check_nodes_estimate"].as_u64(),
+            Some((left * ratio).round() as u64),
+            "{c}"
+        );
+    }
     let (code, out, err) = run_kalah(&["prove", "--certify", g, "--db", d, "--threads", "1"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(
@@ -946,6 +1015,87 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
     );
     let (_, out, _) = run_kalah(&["prove", "--status", b]);
     assert!(out.contains("FALSIFIED"), "{out}");
+}
+
+/// Byte 14 of a table file: whose searches filled it (0: searches, 1: a certificate's checks);
+/// byte 15: the checks' top level plus one.
+fn table_origin(path: &Path) -> (u8, u8) {
+    let bytes = std::fs::read(path).unwrap();
+    (bytes[14], bytes[15])
+}
+
+#[test]
+fn certify_keeps_its_own_table_file_and_never_loads_a_campaigns() {
+    let dir = TempDir::new("prove", "certify-table");
+    let db = dir.0.join("db");
+    let d = db.to_str().unwrap();
+    kalah_ok(&[
+        "db",
+        "build",
+        "--houses",
+        "4",
+        "--max-seeds",
+        "8",
+        "--dir",
+        d,
+    ]);
+    let ledger = dir.0.join("k44.jsonl");
+    let l = ledger.to_str().unwrap();
+    let campaign_table = dir.0.join("campaign.ktt");
+    let c = campaign_table.to_str().unwrap();
+    let common = ["--db", d, "--tt-mb", "16", "--threads", "1"];
+    let mut args = vec![
+        "prove", "-m", "4", "-n", "4", "--budget", "2000", "--ledger", l,
+    ];
+    args.extend(["--table-file", c]);
+    args.extend(common);
+    kalah_ok(&args);
+    assert_eq!(table_origin(&campaign_table), (0, 0));
+
+    // A campaign's table may rest on the levels a check leaves out: refused.
+    let certify = |table: &str, more: &[&str]| {
+        let mut args = vec!["prove", "--certify", l, "--table-file", table];
+        args.extend(common);
+        args.extend(more);
+        run_kalah(&args)
+    };
+    let (code, out, err) = certify(c, &[]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("filled by searches"), "{err}");
+    assert!(
+        !dir.0.join("k44.checks.jsonl").exists()
+            || std::fs::read_to_string(dir.0.join("k44.checks.jsonl"))
+                .unwrap()
+                .is_empty()
+    );
+
+    // The checks' own file: written by a first run (the levels 0..6 of 0..8), loaded by the
+    // next, which finishes the certificate.
+    let checks_table = dir.0.join("checks.ktt");
+    let t = checks_table.to_str().unwrap();
+    let (code, out, err) = certify(t, &["--jobs", "1"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("table saved to"), "{err}");
+    assert_eq!(table_origin(&checks_table), (1, 7));
+    let (code, out, err) = certify(t, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("table loaded from"), "{err}");
+    assert!(!out.contains("not certified"), "{out}");
+    assert_eq!(table_origin(&checks_table), (1, 7));
+
+    // --by no-db reads no level: a table of checks on levels does not serve it.
+    let (code, _, err) = certify(t, &["--by", "no-db"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("on the levels 0..6"), "{err}");
+
+    // A search may load the checks' table; saved again, it is a table of searches, which the
+    // checks then refuse.
+    let mut args = vec!["solve", "-m", "4", "-n", "2", "--table-file", t];
+    args.extend(common);
+    kalah_ok(&args);
+    assert_eq!(table_origin(&checks_table), (0, 0));
+    let (code, _, err) = certify(t, &[]);
+    assert_eq!(code, Some(2), "{err}");
 }
 
 #[test]

@@ -256,11 +256,15 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         && (!args.merge.is_empty()
             || args.status.is_some()
             || args.check.is_some()
-            || args.certify.is_some()
             || args.book.is_some())
     {
         return Err(CliError::input(
-            "--table-file keeps the table of a campaign; --merge, --status, --check, --certify and --book run none",
+            "--table-file keeps the table of a campaign or of --certify's checks; --merge, --status, --check and --book run none",
+        ));
+    }
+    if args.table.table_file.is_some() && args.certify.is_some() && args.by == "alphabeta" {
+        return Err(CliError::input(
+            "--table-file keeps the table of MTD(f) checks; --by alphabeta has none",
         ));
     }
     if !args.merge.is_empty() {

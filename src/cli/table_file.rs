@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use kalah::search::table_file::read_header;
+use kalah::search::table_file::{TableOrigin, read_header};
 use kalah::{Algorithm, Rules, Solver, SolverConfig};
 
 use super::CliError;
@@ -21,7 +21,9 @@ pub struct TableFileArgs {
     /// and once more at the end; Ctrl-C saves it before the process ends. Work stopped in any
     /// way (Ctrl-C, a crash, a reboot) and run again with the same FILE resumes with all it had
     /// proven by the last save. The bounds hold for every position of the same houses and
-    /// rules, so one FILE also serves other positions (and every test of a campaign).
+    /// rules, so one FILE also serves other positions (and every test of a campaign). With
+    /// `prove --certify`, the table of the checks: a file only checks on as many levels or
+    /// fewer filled, never a campaign's (the header says whose searches filled it).
     #[arg(long, value_name = "FILE")]
     pub table_file: Option<PathBuf>,
 
@@ -93,6 +95,19 @@ impl TableFileArgs {
                 Ok(())
             }
         }
+    }
+
+    /// An error if the file exists and a solver of origin `user` may not load it
+    /// ([`kalah::search::table_file::TableOrigin::serves`]).
+    pub fn check_origin(&self, user: TableOrigin) -> Result<(), CliError> {
+        let Some(path) = self.existing() else {
+            return Ok(());
+        };
+        let header =
+            read_header(path).map_err(|e| CliError::failure(format!("--table-file: {e}")))?;
+        header
+            .check_origin(user, path)
+            .map_err(|e| CliError::input(format!("--table-file: {e}")))
     }
 
     fn existing(&self) -> Option<&PathBuf> {

@@ -352,6 +352,8 @@ pub struct Solver {
     deadline: Mutex<Option<Instant>>,
     /// Set by [`Solver::cancel`]: every search stops.
     cancelled: AtomicBool,
+    /// Whose searches these are, for the table files it saves and loads.
+    origin: table_file::TableOrigin,
 }
 
 impl Solver {
@@ -379,7 +381,16 @@ impl Solver {
             db: None,
             deadline: Mutex::new(None),
             cancelled: AtomicBool::new(false),
+            origin: table_file::TableOrigin::Searches,
         })
+    }
+
+    /// This solver, as the solver of a certificate's checks that read the levels `0..=top`
+    /// (`None`: none): it loads only a table file that such checks filled, and marks the files
+    /// it saves as theirs (see [`table_file::TableOrigin`]).
+    pub fn for_checks(mut self, top: Option<u32>) -> Solver {
+        self.origin = table_file::TableOrigin::Checks { top };
+        self
     }
 
     /// This solver, looking up every board with at most `db`'s top level of seeds in it
@@ -403,13 +414,14 @@ impl Solver {
     /// Saves the transposition table to `path` (see [`table_file`]); safe while a search runs
     /// on another thread.
     pub fn save_table(&self, path: &std::path::Path) -> Result<(), table_file::TableFileError> {
-        table_file::save(&self.tt, self.houses, self.rules, path)
+        table_file::save(&self.tt, self.houses, self.rules, self.origin, path)
     }
 
     /// Loads the table file at `path` into the transposition table, which must be of its size
-    /// (see [`table_file::TableFileHeader::mib`]); its bounds then serve every later search.
+    /// (see [`table_file::TableFileHeader::mib`]), and of an origin that serves this solver's
+    /// ([`Solver::for_checks`]); its bounds then serve every later search.
     pub fn load_table(&self, path: &std::path::Path) -> Result<(), table_file::TableFileError> {
-        table_file::load(&self.tt, self.houses, self.rules, path)
+        table_file::load(&self.tt, self.houses, self.rules, self.origin, path)
     }
 
     /// Nodes searched so far (updated every few thousand nodes while a search runs).

@@ -11,7 +11,9 @@
 //!       8    4  format version   1 (little-endian, as every field)
 //!      12    1  houses           m, houses a side
 //!      13    1  rules            0 = standard, 1 = empty-capture
-//!      14    2  reserved         0
+//!      14    1  origin           0 = searches (solve, analyze, a campaign's tests),
+//!                                1 = the checks of a certificate (`prove --certify`)
+//!      15    1  checks' levels   with origin 1: the top level they read, plus 1 (0: none)
 //!      16    8  buckets          the table's buckets (64 bytes each)
 //!      24    8  payload checksum over the payload's words, in order
 //!      32   32  reserved         0
@@ -23,6 +25,13 @@
 //! ([`crate::files`]: a temporary file renamed into place), never half-written. The table may
 //! be saved while threads search it: an entry torn between two writes fails the table's check
 //! (see [`crate::search::tt`]) and is a miss once loaded, never a wrong bound.
+//!
+//! A certificate's check must take another path than the fact it checks, so it must not read
+//! bounds that a campaign's searches stored (they may rest on the levels the check leaves out,
+//! or on the very error it looks for). The origin says whose searches filled a table: a
+//! table of checks serves the checks that read the same levels or more ([`TableOrigin::serves`]),
+//! a table of searches serves searches only, and any table serves a search (its bounds hold
+//! whatever found them; saved again, it is a table of searches).
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -65,6 +74,68 @@ impl std::fmt::Display for TableFileError {
 
 impl std::error::Error for TableFileError {}
 
+/// Whose searches filled a table (see the module's doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TableOrigin {
+    /// Solves, analyses and the tests of campaigns (and the files of older builds).
+    #[default]
+    Searches,
+    /// The checks of a certificate that read the levels `0..=top` (`None`: no levels).
+    Checks {
+        /// The top level the checks read.
+        top: Option<u32>,
+    },
+}
+
+impl TableOrigin {
+    /// Whether a table of this origin may be loaded by a solver of origin `user`: any table
+    /// by a search; by a check, only a table of checks that read no level the check does not.
+    pub fn serves(self, user: TableOrigin) -> bool {
+        match (self, user) {
+            (_, TableOrigin::Searches) => true,
+            (TableOrigin::Checks { top: had }, TableOrigin::Checks { top: reads }) => {
+                match (had, reads) {
+                    (None, _) => true,
+                    (Some(h), Some(r)) => h <= r,
+                    (Some(_), None) => false,
+                }
+            }
+            (TableOrigin::Searches, TableOrigin::Checks { .. }) => false,
+        }
+    }
+
+    fn bytes(self) -> [u8; 2] {
+        match self {
+            TableOrigin::Searches => [0, 0],
+            TableOrigin::Checks { top } => [1, top.map_or(0, |t| (t + 1).min(255) as u8)],
+        }
+    }
+
+    fn from_bytes(b: [u8; 2]) -> Option<TableOrigin> {
+        match b {
+            [0, _] => Some(TableOrigin::Searches),
+            [1, t] => Some(TableOrigin::Checks {
+                top: t.checked_sub(1).map(u32::from),
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for TableOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableOrigin::Searches => f.write_str("searches (a solve, an analysis or a campaign)"),
+            TableOrigin::Checks { top: Some(t) } => {
+                write!(f, "the checks of a certificate on the levels 0..{t}")
+            }
+            TableOrigin::Checks { top: None } => {
+                f.write_str("the checks of a certificate without levels")
+            }
+        }
+    }
+}
+
 /// What a table file's header says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableFileHeader {
@@ -74,6 +145,8 @@ pub struct TableFileHeader {
     pub rules: Rules,
     /// The table's buckets.
     pub buckets: usize,
+    /// Whose searches filled it.
+    pub origin: TableOrigin,
 }
 
 impl TableFileHeader {
@@ -96,6 +169,19 @@ impl TableFileHeader {
                 path.display(),
                 self.houses,
                 self.rules
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks that the file at `path`, of this header, may be loaded by a solver of origin
+    /// `user` ([`TableOrigin::serves`]).
+    pub fn check_origin(&self, user: TableOrigin, path: &Path) -> Result<(), TableFileError> {
+        if !self.origin.serves(user) {
+            return Err(TableFileError::Mismatch(format!(
+                "{} holds a table filled by {}; {user} may load only a table that such checks filled, on no more levels than theirs (another file, or none)",
+                path.display(),
+                self.origin
             )));
         }
         Ok(())
@@ -148,24 +234,28 @@ fn header_of(file: &mut File, path: &Path) -> Result<TableFileHeader, TableFileE
             HEADER_LEN as u64 + 8 * words
         )));
     }
+    let origin = TableOrigin::from_bytes([h[14], h[15]])
+        .ok_or_else(|| bad(&format!("names an unknown origin ({})", h[14])))?;
     Ok(TableFileHeader {
         houses: usize::from(h[12]),
         rules,
         buckets: buckets as usize,
+        origin,
     })
 }
 
 /// Saves `tt`, the table of a solver for `houses` houses a side under `rules`, to `path`
 /// (whole, and synced: [`crate::files::write_whole`]). Any failure to write (a full disk, a
 /// directory that cannot be written) is an error naming `path`, and leaves the file that was
-/// there before.
+/// there before. `origin` says whose searches filled it.
 pub fn save(
     tt: &TranspositionTable,
     houses: usize,
     rules: Rules,
+    origin: TableOrigin,
     path: &Path,
 ) -> Result<(), TableFileError> {
-    crate::files::write_whole(path, |file| write_file(tt, houses, rules, file))
+    crate::files::write_whole(path, |file| write_file(tt, houses, rules, origin, file))
         .map_err(|e| io_error(path, "write", e))
 }
 
@@ -174,6 +264,7 @@ fn write_file(
     tt: &TranspositionTable,
     houses: usize,
     rules: Rules,
+    origin: TableOrigin,
     file: &mut File,
 ) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 20, file);
@@ -182,6 +273,7 @@ fn write_file(
     header[8..12].copy_from_slice(&VERSION.to_le_bytes());
     header[12] = houses as u8;
     header[13] = rules.code();
+    header[14..16].copy_from_slice(&origin.bytes());
     header[16..24].copy_from_slice(&(tt.buckets() as u64).to_le_bytes());
     out.write_all(&header)?;
     let mut h = 0;
@@ -202,17 +294,20 @@ fn write_file(
 }
 
 /// Loads the table file at `path` into `tt`, the table of a solver for `houses` houses a side
-/// under `rules`: the file must be of the same variant and size. If the payload turns out
+/// under `rules`, for a solver of origin `user` ([`TableOrigin::serves`]): the file must be of
+/// the same variant and size. If the payload turns out
 /// damaged, `tt` is cleared and the error says so.
 pub fn load(
     tt: &TranspositionTable,
     houses: usize,
     rules: Rules,
+    user: TableOrigin,
     path: &Path,
 ) -> Result<(), TableFileError> {
     let mut file = crate::files::open_regular(path).map_err(|e| io_error(path, "open", e))?;
     let header = header_of(&mut file, path)?;
     header.check_variant(houses, rules, path)?;
+    header.check_origin(user, path)?;
     if header.buckets != tt.buckets() {
         return Err(TableFileError::Mismatch(format!(
             "{} holds a {} MiB table, not {} MiB",
@@ -283,7 +378,7 @@ mod tests {
         for i in 0..2000 {
             tt.store(key(i), entry(i));
         }
-        save(&tt, 6, Rules::Standard, &path).unwrap();
+        save(&tt, 6, Rules::Standard, TableOrigin::Searches, &path).unwrap();
         assert!(!dir.join("table.ktt.tmp").exists());
         let header = read_header(&path).unwrap();
         assert_eq!(
@@ -292,18 +387,24 @@ mod tests {
         );
 
         let loaded = TranspositionTable::new(1).unwrap();
-        load(&loaded, 6, Rules::Standard, &path).unwrap();
+        load(&loaded, 6, Rules::Standard, TableOrigin::Searches, &path).unwrap();
         for i in 0..2000 {
             assert_eq!(loaded.probe(key(i)), tt.probe(key(i)), "{i}");
         }
         // Another variant or size is refused.
         let other = TranspositionTable::new(2).unwrap();
         assert!(matches!(
-            load(&other, 6, Rules::Standard, &path),
+            load(&other, 6, Rules::Standard, TableOrigin::Searches, &path),
             Err(TableFileError::Mismatch(_))
         ));
         assert!(matches!(
-            load(&loaded, 6, Rules::EmptyCapture, &path),
+            load(
+                &loaded,
+                6,
+                Rules::EmptyCapture,
+                TableOrigin::Searches,
+                &path
+            ),
             Err(TableFileError::Mismatch(_))
         ));
         // A flipped byte in the payload: refused, and the table is left empty.
@@ -311,7 +412,7 @@ mod tests {
         bytes[HEADER_LEN + 1000] ^= 0x10;
         std::fs::write(&path, &bytes).unwrap();
         assert!(matches!(
-            load(&loaded, 6, Rules::Standard, &path),
+            load(&loaded, 6, Rules::Standard, TableOrigin::Searches, &path),
             Err(TableFileError::Format(_))
         ));
         assert!((0..2000).all(|i| loaded.probe(key(i)).is_none()));
@@ -319,6 +420,47 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
         assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
         std::fs::write(&path, b"hello").unwrap();
+        assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
+    }
+
+    #[test]
+    fn a_table_of_checks_serves_only_checks_on_as_many_levels_or_more() {
+        let dir = Scratch::new("table-origin");
+        let path = dir.join("table.ktt");
+        let tt = TranspositionTable::new(1).unwrap();
+        for i in 0..100 {
+            tt.store(key(i), entry(i));
+        }
+        let checks = |top| TableOrigin::Checks { top };
+        let load_as = |user| load(&tt, 6, Rules::Standard, user, &path);
+        // A table of searches (or of an older build: origin 0) serves searches only.
+        save(&tt, 6, Rules::Standard, TableOrigin::Searches, &path).unwrap();
+        assert_eq!(read_header(&path).unwrap().origin, TableOrigin::Searches);
+        assert!(load_as(TableOrigin::Searches).is_ok());
+        assert!(matches!(
+            load_as(checks(Some(30))),
+            Err(TableFileError::Mismatch(_))
+        ));
+        // A table of checks on the levels 0..30 serves searches and checks that read them.
+        save(&tt, 6, Rules::Standard, checks(Some(30)), &path).unwrap();
+        assert_eq!(read_header(&path).unwrap().origin, checks(Some(30)));
+        for user in [TableOrigin::Searches, checks(Some(30)), checks(Some(31))] {
+            assert!(load_as(user).is_ok(), "{user}");
+        }
+        for user in [checks(Some(29)), checks(None)] {
+            assert!(
+                matches!(load_as(user), Err(TableFileError::Mismatch(_))),
+                "{user}"
+            );
+        }
+        // Checks without levels serve every check.
+        save(&tt, 6, Rules::Standard, checks(None), &path).unwrap();
+        assert_eq!(read_header(&path).unwrap().origin, checks(None));
+        assert!(load_as(checks(None)).is_ok() && load_as(checks(Some(3))).is_ok());
+        // An origin this build does not know is a damaged header.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[14] = 7;
+        std::fs::write(&path, &bytes).unwrap();
         assert!(matches!(read_header(&path), Err(TableFileError::Format(_))));
     }
 
@@ -331,14 +473,14 @@ mod tests {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let e = write_file(&tt, 6, Rules::Standard, &mut full).unwrap_err();
+        let e = write_file(&tt, 6, Rules::Standard, TableOrigin::Searches, &mut full).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::ENOSPC), "{e}");
         // A directory that is a file: no temporary can be made there, not even by root.
         let dir = Scratch::new("table-full");
         let blocker = dir.join("file");
         std::fs::write(&blocker, "x").unwrap();
         let path = blocker.join("table.ktt");
-        let e = save(&tt, 6, Rules::Standard, &path).unwrap_err();
+        let e = save(&tt, 6, Rules::Standard, TableOrigin::Searches, &path).unwrap_err();
         assert!(
             matches!(&e, TableFileError::Io(m) if m.contains("table.ktt")),
             "{e}"

@@ -17,7 +17,8 @@ use serde_json::json;
 use super::super::CliError;
 use super::super::args::print_json;
 use super::super::human::{human_count, human_duration};
-use super::{ProveArgs, given_root, ledger_error, prove_error, read_ledgers, solver_with};
+use super::super::search::{new_solver, with_table_file};
+use super::{ProveArgs, config_with, given_root, ledger_error, prove_error, read_ledgers};
 
 /// The most solvers (one a set of levels) kept at once: each holds a table.
 const SOLVERS: usize = 2;
@@ -59,14 +60,38 @@ fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
     let mut checks = read_checks(&own, &args.read_checks)?;
-    let paths = Paths::new(args, root.houses_per_side(), root.rules())?;
+    let mut paths = Paths::new(args, root.houses_per_side(), root.rules())?;
+    paths.keep_table(args)?;
     let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
     kalah::catch_interrupt();
     let done = AtomicBool::new(false);
     let started = Instant::now();
+    let kept = |solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>| {
+        let key = (paths.houses, paths.rules, paths.table_top?);
+        let list = solvers.lock().expect("not poisoned");
+        list.iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone())
+    };
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
         scope.spawn(move || watch_interrupt(solvers, done));
+        if args.table.period().is_some() {
+            // The table of --table-file saved every --save-every minutes while the checks run.
+            let kept = &kept;
+            scope.spawn(move || {
+                let mut saved = Instant::now();
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(200));
+                    if done.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if let Some(line) =
+                        kept(solvers).and_then(|s| args.table.save_if_due(&s, &mut saved))
+                    {
+                        eprintln!("{line}");
+                    }
+                }
+            });
+        }
         let r = certify_loop(
             args,
             root,
@@ -80,6 +105,12 @@ fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
         done.store(true, Ordering::Relaxed);
         r
     });
+    // However the checks ended, the table keeps what they proved (a check stopped midway
+    // stored only what it had finished).
+    if let Some(line) = kept(&solvers).and_then(|s| args.table.save(&s)) {
+        eprintln!("{line}");
+    }
+    args.table.check_saved()?;
     let (done_checks, wrong) = match outcome {
         Ok(x) => x,
         Err(e) if is_cancelled(&e) => {
@@ -150,6 +181,8 @@ struct Paths {
     by: String,
     /// The database's top level, for `lower-levels`.
     db_top: Option<u32>,
+    /// With --table-file: the top level (or none) of the checks whose solver keeps it.
+    table_top: Option<Option<u32>>,
     db_dir: Option<PathBuf>,
     houses: usize,
     rules: Rules,
@@ -172,10 +205,28 @@ impl Paths {
         Ok(Paths {
             by: args.by.clone(),
             db_top,
+            table_top: None,
             db_dir,
             houses,
             rules,
         })
+    }
+
+    /// With --table-file, the checks on the levels they read most (two below the database's
+    /// top, or none with `no-db`) keep their table in it; the file, if there, must be a table
+    /// that such checks filled, never a campaign's ([`kalah::search::table_file::TableOrigin`]).
+    fn keep_table(&mut self, args: &ProveArgs) -> Result<(), CliError> {
+        if args.table.table_file.is_none() {
+            return Ok(());
+        }
+        let top = self.db_top.and_then(|t| t.checked_sub(2));
+        let mut config = SolverConfig::default();
+        args.table
+            .fit(&mut config, self.houses, self.rules, args.tt_mb)?;
+        args.table
+            .check_origin(kalah::search::table_file::TableOrigin::Checks { top })?;
+        self.table_top = Some(top);
+        Ok(())
     }
 
     /// The levels a check of `fact` reads: for `lower-levels`, two below the database's top
@@ -248,10 +299,10 @@ fn certify_loop(
         if !args.json && ran == 0 {
             let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
             eprintln!(
-                "certifying {root}: {} facts to check by {} (they took {} nodes)",
+                "certifying {root}: {} facts to check by {} ({})",
                 todo.len(),
                 paths.by,
-                human_count(nodes)
+                check_cost(nodes, checks.cost_ratio(ledger))
             );
         }
         for (k, &i) in todo.iter().enumerate() {
@@ -560,19 +611,35 @@ fn solver_for(
             (Some(top), Some(dir)) => Some(super::check::levels_up_to(dir, houses, rules, top)?),
             _ => None,
         };
-        solver_with(args, houses, rules, fact.position.seeds_on_board(), db)?
+        let keeps_file = paths.table_top == Some(top);
+        let mut config = config_with(args, houses, fact.position.seeds_on_board(), db.as_ref());
+        if keeps_file {
+            args.table.fit(&mut config, houses, rules, args.tt_mb)?;
+        }
+        let solver = new_solver(houses, rules, config, db)?.for_checks(top);
+        if keeps_file {
+            with_table_file(solver, &args.table)?
+        } else {
+            solver
+        }
     };
     let solver = Arc::new(solver);
     let mut list = solvers.lock().expect("not poisoned");
     if list.len() >= SOLVERS {
-        list.remove(0);
+        // The solver that keeps --table-file stays, to be saved at the end.
+        let kept = (paths.houses, paths.rules, paths.table_top.flatten());
+        let keeps = |k: &SolverKey| paths.table_top.is_some() && *k == kept;
+        if let Some(i) = list.iter().position(|(k, _)| !keeps(k)) {
+            list.remove(i);
+        }
     }
     list.push(((paths.houses, paths.rules, top), solver.clone()));
     Ok(solver)
 }
 
-/// A claim's line for people: "value >= +2: certified by lower-levels (14 facts)".
-pub fn claim_text(c: &Claim, ledger: &Ledger) -> String {
+/// A claim's line for people: "value >= +2: certified by lower-levels (14 facts)". `ratio`
+/// is [`Checks::cost_ratio`]: what a check has cost so far, in its fact's nodes.
+pub fn claim_text(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> String {
     let n = c.facts.len();
     let facts = if n == 1 {
         "1 fact".to_owned()
@@ -593,24 +660,47 @@ pub fn claim_text(c: &Claim, ledger: &Ledger) -> String {
     if c.is_certified() {
         return format!("{c}: certified by {} ({facts})", c.by.join(" and "));
     }
-    let left: u64 = c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+    let left = nodes_left(c, ledger);
     format!(
-        "{c}: not certified: {} of its {facts} checked ({} left, {} nodes to prove them)",
+        "{c}: not certified: {} of its {facts} checked ({} left, {})",
         n - c.unchecked.len(),
         c.unchecked.len(),
-        human_count(left)
+        check_cost(left, ratio)
     )
 }
 
+/// The nodes the campaign took to prove the facts `c` rests on that are not certified yet.
+fn nodes_left(c: &Claim, ledger: &Ledger) -> u64 {
+    c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum()
+}
+
+/// What checking facts that took the campaign `nodes` may cost, for people: the campaign's
+/// nodes, and those times `ratio` (what checks have cost so far) once there is one.
+fn check_cost(nodes: u64, ratio: Option<f64>) -> String {
+    match ratio {
+        Some(r) => format!(
+            "{} nodes in the campaign: about {} to check, at the {r:.1} times their facts' nodes the checks so far took",
+            human_count(nodes),
+            human_count((nodes as f64 * r).round() as u64)
+        ),
+        None => format!(
+            "{} nodes in the campaign; a check takes more, from a colder table and fewer levels",
+            human_count(nodes)
+        ),
+    }
+}
+
 /// A claim as JSON.
-pub fn claim_json(c: &Claim, ledger: &Ledger) -> serde_json::Value {
+pub fn claim_json(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> serde_json::Value {
+    let left = nodes_left(c, ledger);
     json!({
         "move": c.mv.map(|m| m.house()),
         "side": if c.side == certificate::Side::Lower { "lower" } else { "upper" },
         "value": c.value,
         "facts": c.facts.len(),
         "unchecked": c.unchecked.len(),
-        "nodes_left": c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum::<u64>(),
+        "nodes_left": left,
+        "check_nodes_estimate": ratio.map(|r| (left as f64 * r).round() as u64),
         "wrong": c.wrong.iter().map(|&i| ledger.facts()[i].1.to_string()).collect::<Vec<_>>(),
         "certified": c.is_certified(),
         "by": c.by,
@@ -626,6 +716,7 @@ fn report(
     json: bool,
     started: Instant,
 ) {
+    let ratio = checks.cost_ratio(ledger);
     if json {
         print_json(&json!({
             "position": root.to_string(),
@@ -634,7 +725,7 @@ fn report(
             "checks_run": ran,
             "checks": checks.len(),
             "time_ms": started.elapsed().as_millis() as u64,
-            "claims": cert.claims.iter().map(|c| claim_json(c, ledger)).collect::<Vec<_>>(),
+            "claims": cert.claims.iter().map(|c| claim_json(c, ledger, ratio)).collect::<Vec<_>>(),
         }));
         return;
     }
@@ -651,6 +742,6 @@ fn report(
         );
     }
     for c in &cert.claims {
-        println!("  {}", claim_text(c, ledger));
+        println!("  {}", claim_text(c, ledger, ratio));
     }
 }

@@ -48,6 +48,7 @@ fn certified(
         .unwrap_or_else(|| certificate::checks_path(path));
     let checks = super::certify::read_checks(&own, &args.read_checks)?;
     let cert = Certificate::of(root, ledger, &checks).map_err(prove_error)?;
+    let ratio = checks.cost_ratio(ledger);
     let files: Vec<String> = std::iter::once(&own)
         .chain(&args.read_checks)
         .map(|p| p.display().to_string())
@@ -61,7 +62,10 @@ fn certified(
         lines.push("  no bound rests on a fact (the sowings and seeds alone prove them): nothing to certify".into());
     }
     for c in &cert.claims {
-        lines.push(format!("  {}", super::certify::claim_text(c, ledger)));
+        lines.push(format!(
+            "  {}",
+            super::certify::claim_text(c, ledger, ratio)
+        ));
     }
     if cert.claims.iter().any(|c| !c.is_certified()) {
         lines.push(format!(
@@ -72,7 +76,7 @@ fn certified(
     let json = json!({
         "checks": checks.len(),
         "files": files,
-        "claims": cert.claims.iter().map(|c| super::certify::claim_json(c, ledger)).collect::<Vec<_>>(),
+        "claims": cert.claims.iter().map(|c| super::certify::claim_json(c, ledger, ratio)).collect::<Vec<_>>(),
     });
     Ok(Certified { lines, json })
 }
