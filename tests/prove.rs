@@ -919,6 +919,14 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
     )
     .unwrap();
     let ratio = check["nodes"].as_f64().unwrap() / fact["nodes"].as_f64().unwrap();
+    let (code, out, _) = run_kalah(&["prove", "--status", g]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains(&format!(
+            ", which took {ratio:.1} times their facts' nodes):"
+        )) && out.contains("to check)"),
+        "{out}"
+    );
     let v = status_json();
     let open: Vec<&serde_json::Value> = v["certificate"]["claims"]
         .as_array()

@@ -662,7 +662,7 @@ pub fn claim_text(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> String {
     }
     let left = nodes_left(c, ledger);
     format!(
-        "{c}: not certified: {} of its {facts} checked ({} left, {})",
+        "{c}: not certified: {} of its {facts} checked ({} left: {})",
         n - c.unchecked.len(),
         c.unchecked.len(),
         check_cost(left, ratio)
@@ -679,7 +679,7 @@ fn nodes_left(c: &Claim, ledger: &Ledger) -> u64 {
 fn check_cost(nodes: u64, ratio: Option<f64>) -> String {
     match ratio {
         Some(r) => format!(
-            "{} nodes in the campaign: about {} to check, at the {r:.1} times their facts' nodes the checks so far took",
+            "{} nodes in the campaign, about {} to check",
             human_count(nodes),
             human_count((nodes as f64 * r).round() as u64)
         ),
@@ -688,6 +688,13 @@ fn check_cost(nodes: u64, ratio: Option<f64>) -> String {
             human_count(nodes)
         ),
     }
+}
+
+/// What the checks so far took, for people: ", which took 6.0 times their facts' nodes".
+pub fn ratio_text(ratio: Option<f64>) -> String {
+    ratio.map_or(String::new(), |r| {
+        format!(", which took {r:.1} times their facts' nodes")
+    })
 }
 
 /// A claim as JSON.
@@ -730,11 +737,12 @@ fn report(
         return;
     }
     println!(
-        "{root} ({} houses a side), {} rules: {ran} checks run in {} ({} in all)",
+        "{root} ({} houses a side), {} rules: {ran} checks run in {} ({} in all{})",
         root.houses_per_side(),
         root.rules(),
         human_duration(started.elapsed()),
-        checks.len()
+        checks.len(),
+        ratio_text(ratio)
     );
     if cert.claims.is_empty() {
         println!(

@@ -54,9 +54,10 @@ fn certified(
         .map(|p| p.display().to_string())
         .collect();
     let mut lines = vec![format!(
-        "certificate ({} checks read from {}):",
+        "certificate ({} checks read from {}{}):",
         checks.len(),
-        files.join(", ")
+        files.join(", "),
+        super::certify::ratio_text(ratio)
     )];
     if cert.claims.is_empty() {
         lines.push("  no bound rests on a fact (the sowings and seeds alone prove them): nothing to certify".into());
