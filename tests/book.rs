@@ -344,6 +344,26 @@ fn bounds_a_ledger_proves_are_shown_as_bounds() {
     assert_eq!(answer["value"].as_i64(), Some(value));
     assert_eq!(answer["ledger_bounds"]["lower"].as_i64(), Some(value - 2));
     assert!(answer["claims"].is_null(), "{answer}");
+    // A checked fact of the exact value, and none of the moves': what is searched is the
+    // moves' values, and the line says so.
+    let mut exact = fact.clone();
+    exact["lower"] = serde_json::json!(value);
+    exact["upper"] = serde_json::json!(value);
+    std::fs::write(&campaign, format!("{exact}\n")).unwrap();
+    let checked = kalah_in(
+        &home,
+        &["prove", "--check", campaign.to_str().unwrap(), "--all"],
+    );
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let out = kalah_in(&home, &["query", start]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "the ledgers prove its value +{value} (wins by {value}); searching for each move's exact value"
+        )),
+        "{}",
+        stderr(&out)
+    );
     let _ = std::fs::remove_dir_all(&home);
 }
 

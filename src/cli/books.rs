@@ -165,8 +165,15 @@ pub fn from_book<L: Lanes>(
         }
     }
     if let (Some(b), false) = (bounds, quiet) {
+        // The value may be proven and some move only bounded (a campaign of --all-moves that
+        // stopped once the best moves were known): what is searched is then the moves' values.
+        let what = if b.lower == b.upper {
+            "searching for each move's exact value"
+        } else {
+            "searching for the exact value"
+        };
         eprintln!(
-            "the ledgers prove its value {}; searching for the exact value",
+            "the ledgers prove its value {}; {what}",
             bounds_text(b, value_range(p))
         );
     }
