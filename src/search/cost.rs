@@ -78,9 +78,31 @@ pub fn estimated_seconds(nodes: f64, threads: usize) -> f64 {
     nodes / rate
 }
 
+/// About how many seconds plain alpha-beta (no table, no levels, one thread: the ladder's
+/// `alphabeta`, the path of `prove --check --by alphabeta`) takes to solve a board: it keeps no
+/// table, so its nodes grow as a power of MTD(f)'s, not a multiple. Measured on the starts of
+/// Kalah(4,2), (4,3) and (5,2) standard, no levels, one thread (2-core AMD EPYC): 1.1 M,
+/// 955 M and 2.99 G nodes against MTD(f)'s 844, 22.7 k and 15.5 k, powers 2.07 to 2.26 of
+/// them, at 44 M nodes a second. So the model's MTD(f) nodes to the power 2.2, at 40 M a
+/// second.
+pub fn estimated_alphabeta_seconds(houses: usize, seeds: u32, rules: Rules) -> f64 {
+    estimated_nodes(houses, seeds, None, rules, false).powf(2.2) / 4.0e7
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_alpha_beta_is_priced_as_measured() {
+        // Measured: Kalah(5,2) standard 68 s, (4,3) 21 s, one thread, no levels.
+        for (m, s, secs) in [(5, 20, 68.0), (4, 24, 21.0)] {
+            let t = estimated_alphabeta_seconds(m, s, STD);
+            assert!((secs / 10.0..secs * 10.0).contains(&t), "{m} houses: {t}");
+        }
+        // A 28-seed board of 7 houses ran past 36 minutes: far past an hour.
+        assert!(estimated_alphabeta_seconds(7, 28, STD) > 3600.0);
+    }
 
     const STD: Rules = Rules::Standard;
     const EC: Rules = Rules::EmptyCapture;

@@ -105,8 +105,7 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
 }
 
 /// Why `fact` is not checked by plain alpha-beta (--by alphabeta: no table, no levels), if
-/// the cost model puts that past an hour (the model's nodes for MTD(f) with no levels, times
-/// 100 for a search that keeps no table).
+/// the cost model puts that past an hour ([`kalah::search::cost::estimated_alphabeta_seconds`]).
 pub fn alphabeta_too_long(args: &ProveArgs, fact: &Fact) -> Option<String> {
     if args.by != "alphabeta" {
         return None;
@@ -116,9 +115,7 @@ pub fn alphabeta_too_long(args: &ProveArgs, fact: &Fact) -> Option<String> {
         fact.position.seeds_on_board(),
     );
     let rules = fact.position.rules();
-    let nodes = 100.0 * kalah::search::cost::estimated_nodes(houses, seeds, None, rules, false);
-    let threads = args.threads.unwrap_or(SolverConfig::default().threads);
-    let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
+    let seconds = kalah::search::cost::estimated_alphabeta_seconds(houses, seeds, rules);
     (seconds > 3600.0).then(|| {
         format!(
             "{seeds} seeds are too many for plain alpha-beta (about {} by the cost model); \
