@@ -3,6 +3,7 @@
 //! end, so work that was stopped resumes with what it had proven.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -140,6 +141,34 @@ impl TableFileArgs {
         let line = self.save(solver);
         *last = Instant::now();
         line
+    }
+
+    /// On a thread of `scope`, saves the table of `solver()` (when it gives one) every
+    /// --save-every minutes until `done` is set; without a file, nothing.
+    pub fn save_while<'scope, 'env, S, F>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        done: &'env AtomicBool,
+        solver: F,
+    ) where
+        S: std::ops::Deref<Target = Solver>,
+        F: Fn() -> Option<S> + Send + 'env,
+    {
+        if self.period().is_none() {
+            return;
+        }
+        scope.spawn(move || {
+            let mut saved = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                if done.load(Ordering::Relaxed) {
+                    break;
+                }
+                if let Some(line) = solver().and_then(|s| self.save_if_due(&s, &mut saved)) {
+                    eprintln!("{line}");
+                }
+            }
+        });
     }
 
     /// The time between saves, if there is a file.

@@ -63,22 +63,9 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
     let outcome = std::thread::scope(|scope| {
         let cancel = &solver;
         super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel());
-        if args.table.period().is_some() {
-            // The table saved every --save-every minutes while the tests run.
-            let (solver, done) = (&solver, &done);
-            scope.spawn(move || {
-                let mut saved = Instant::now();
-                while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    if done.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if let Some(line) = args.table.save_if_due(solver, &mut saved) {
-                        eprintln!("{line}");
-                    }
-                }
-            });
-        }
+        // The table saved every --save-every minutes while the tests run.
+        let solver = &solver;
+        args.table.save_while(scope, &done, move || Some(solver));
         let result = campaign_loop(args, &mut campaign, started);
         done.store(true, Ordering::Relaxed);
         result

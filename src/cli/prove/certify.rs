@@ -74,24 +74,9 @@ fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
         scope.spawn(move || watch_interrupt(solvers, done));
-        if args.table.period().is_some() {
-            // The table of --table-file saved every --save-every minutes while the checks run.
-            let kept = &kept;
-            scope.spawn(move || {
-                let mut saved = Instant::now();
-                while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    if done.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    if let Some(line) =
-                        kept(solvers).and_then(|s| args.table.save_if_due(&s, &mut saved))
-                    {
-                        eprintln!("{line}");
-                    }
-                }
-            });
-        }
+        // The table of --table-file saved every --save-every minutes while the checks run.
+        let kept = &kept;
+        args.table.save_while(scope, done, move || kept(solvers));
         let r = certify_loop(
             args,
             root,
