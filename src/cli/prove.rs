@@ -14,6 +14,7 @@ use std::time::Duration;
 use clap::Args;
 use kalah::prove::ledger::Ledger;
 use kalah::prove::{ProveError, Share};
+use kalah::search::table_file::TableOrigin;
 use kalah::{AnyPosition, Narrow, Position, Rules, Side, Solver, SolverConfig, Variant};
 
 use super::CliError;
@@ -358,7 +359,13 @@ fn campaign_solver(
     let (houses, rules) = (root.houses_per_side(), root.rules());
     let db = args.db.open(houses, rules)?;
     let mut config = config_with(args, houses, root.seeds_on_board(), db.as_ref());
-    args.table.fit(&mut config, houses, rules, args.tt_mb)?;
+    args.table.fit(
+        &mut config,
+        houses,
+        rules,
+        args.tt_mb,
+        TableOrigin::Searches,
+    )?;
     let solver = super::search::new_solver(houses, rules, config, db.clone())?;
     let solver = super::search::with_table_file(solver, &args.table)?;
     Ok((solver, db))

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use clap::builder::TypedValueParser as _;
 use kalah::db::Tablebase;
+use kalah::search::table_file::TableOrigin;
 use kalah::{Algorithm, Lanes, Position, Rules, Solver, SolverConfig};
 
 use super::CliError;
@@ -350,7 +351,13 @@ impl SearchArgs {
     ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
         let work = Work::of(p, every_move);
         let (mut config, db) = self.prepare(&p.to_string(), work, files)?;
-        table.fit(&mut config, work.houses, work.rules, self.tt_mb)?;
+        table.fit(
+            &mut config,
+            work.houses,
+            work.rules,
+            self.tt_mb,
+            TableOrigin::Searches,
+        )?;
         let solver = solver_for(p, config, &db, table)?;
         Ok((solver, config, db))
     }

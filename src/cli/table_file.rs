@@ -46,16 +46,18 @@ pub struct TableFileArgs {
 }
 
 impl TableFileArgs {
-    /// Sizes `config`'s table as the existing file's, checking its variant; `tt_mb` is --tt-mb
-    /// if given, which must then agree. Only MTD(f) has a table to keep. The file must be a
-    /// regular file or nothing, in a directory where it can be written: else the solve would
-    /// hang on it, or end without saving what it proved.
+    /// Sizes `config`'s table as the existing file's, checking its variant and that a solver of
+    /// origin `user` may load it ([`TableOrigin::serves`]: a certificate's checks never load a
+    /// campaign's table); `tt_mb` is --tt-mb if given, which must then agree. Only MTD(f) has a
+    /// table to keep. The file must be a regular file or nothing, in a directory where it can
+    /// be written: else the solve would hang on it, or end without saving what it proved.
     pub fn fit(
         &self,
         config: &mut SolverConfig,
         houses: usize,
         rules: Rules,
         tt_mb: Option<usize>,
+        user: TableOrigin,
     ) -> Result<(), CliError> {
         if self.table_file.is_some() && config.algorithm != Algorithm::Mtdf {
             return Err(CliError::input(format!(
@@ -84,6 +86,7 @@ impl TableFileArgs {
             read_header(path).map_err(|e| CliError::failure(format!("--table-file: {e}")))?;
         header
             .check_variant(houses, rules, path)
+            .and_then(|()| header.check_origin(user, path))
             .map_err(|e| CliError::input(format!("--table-file: {e}")))?;
         match tt_mb {
             Some(mib) if mib != header.mib() => Err(CliError::input(format!(
@@ -96,19 +99,6 @@ impl TableFileArgs {
                 Ok(())
             }
         }
-    }
-
-    /// An error if the file exists and a solver of origin `user` may not load it
-    /// ([`kalah::search::table_file::TableOrigin::serves`]).
-    pub fn check_origin(&self, user: TableOrigin) -> Result<(), CliError> {
-        let Some(path) = self.existing() else {
-            return Ok(());
-        };
-        let header =
-            read_header(path).map_err(|e| CliError::failure(format!("--table-file: {e}")))?;
-        header
-            .check_origin(user, path)
-            .map_err(|e| CliError::input(format!("--table-file: {e}")))
     }
 
     fn existing(&self) -> Option<&PathBuf> {

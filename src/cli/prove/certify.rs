@@ -11,6 +11,7 @@ use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim};
 use kalah::prove::fact::Fact;
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
+use kalah::search::table_file::TableOrigin;
 use kalah::{Algorithm, Narrow, Position, Rules, Solver, SolverConfig};
 use serde_json::json;
 
@@ -67,7 +68,7 @@ fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let kept = |solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>| {
-        let key = (paths.houses, paths.rules, paths.table_top?);
+        let key = paths.table_key()?;
         let list = solvers.lock().expect("not poisoned");
         list.iter().find(|(k, _)| *k == key).map(|(_, s)| s.clone())
     };
@@ -205,13 +206,18 @@ impl Paths {
             return Ok(());
         }
         let top = self.db_top.and_then(|t| t.checked_sub(2));
+        // Checked now, before any check runs; the solver that keeps the file fits it again.
         let mut config = SolverConfig::default();
+        let user = TableOrigin::Checks { top };
         args.table
-            .fit(&mut config, self.houses, self.rules, args.tt_mb)?;
-        args.table
-            .check_origin(kalah::search::table_file::TableOrigin::Checks { top })?;
+            .fit(&mut config, self.houses, self.rules, args.tt_mb, user)?;
         self.table_top = Some(top);
         Ok(())
+    }
+
+    /// The key of the solver that keeps --table-file, if there is one.
+    fn table_key(&self) -> Option<SolverKey> {
+        Some((self.houses, self.rules, self.table_top?))
     }
 
     /// The levels a check of `fact` reads: for `lower-levels`, two below the database's top
@@ -599,7 +605,9 @@ fn solver_for(
         let keeps_file = paths.table_top == Some(top);
         let mut config = config_with(args, houses, fact.position.seeds_on_board(), db.as_ref());
         if keeps_file {
-            args.table.fit(&mut config, houses, rules, args.tt_mb)?;
+            let user = TableOrigin::Checks { top };
+            args.table
+                .fit(&mut config, houses, rules, args.tt_mb, user)?;
         }
         let solver = new_solver(houses, rules, config, db)?.for_checks(top);
         if keeps_file {
@@ -612,9 +620,7 @@ fn solver_for(
     let mut list = solvers.lock().expect("not poisoned");
     if list.len() >= SOLVERS {
         // The solver that keeps --table-file stays, to be saved at the end.
-        let kept = (paths.houses, paths.rules, paths.table_top.flatten());
-        let keeps = |k: &SolverKey| paths.table_top.is_some() && *k == kept;
-        if let Some(i) = list.iter().position(|(k, _)| !keeps(k)) {
+        if let Some(i) = list.iter().position(|(k, _)| Some(*k) != paths.table_key()) {
             list.remove(i);
         }
     }
@@ -659,14 +665,19 @@ fn nodes_left(c: &Claim, ledger: &Ledger) -> u64 {
     c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum()
 }
 
-/// What checking facts that took the campaign `nodes` may cost, for people: the campaign's
-/// nodes, and those times `ratio` (what checks have cost so far) once there is one.
+/// What checking facts that took the campaign `nodes` may cost: those nodes times `ratio`
+/// (what checks have cost so far, [`Checks::cost_ratio`]), once there is one.
+fn check_estimate(nodes: u64, ratio: Option<f64>) -> Option<u64> {
+    ratio.map(|r| (nodes as f64 * r).round() as u64)
+}
+
+/// [`check_estimate`] for people, beside the campaign's nodes.
 fn check_cost(nodes: u64, ratio: Option<f64>) -> String {
-    match ratio {
-        Some(r) => format!(
+    match check_estimate(nodes, ratio) {
+        Some(estimate) => format!(
             "{} nodes in the campaign, about {} to check",
             human_count(nodes),
-            human_count((nodes as f64 * r).round() as u64)
+            human_count(estimate)
         ),
         None => format!(
             "{} nodes in the campaign; a check takes more, from a colder table and fewer levels",
@@ -692,7 +703,7 @@ pub fn claim_json(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> serde_json:
         "facts": c.facts.len(),
         "unchecked": c.unchecked.len(),
         "nodes_left": left,
-        "check_nodes_estimate": ratio.map(|r| (left as f64 * r).round() as u64),
+        "check_nodes_estimate": check_estimate(left, ratio),
         "wrong": c.wrong.iter().map(|&i| ledger.facts()[i].1.to_string()).collect::<Vec<_>>(),
         "certified": c.is_certified(),
         "by": c.by,
