@@ -554,6 +554,7 @@ fn the_shipped_books_and_ledgers_are_certified_by_their_checks() {
         ("data/proofs/kalah-7-3-standard.jsonl", true),
         ("data/proofs/kalah-7-3-empty-capture.jsonl", true),
         ("data/proofs/kalah-7-4-standard.jsonl", true),
+        ("data/proofs/kalah-7-4-empty-capture.jsonl", true),
         ("data/proofs/kalah-8-3-standard.jsonl", true),
     ] {
         let path = here.join(file);

@@ -555,8 +555,8 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
 }
 
 /// The campaigns of seven and eight houses (`data/proofs/kalah-7-*.jsonl`, a third way beside
-/// two solves, and `kalah-7-4-standard.jsonl` and `kalah-8-3-standard.jsonl`, the cell's way
-/// with its certificate: `kalah
+/// two solves, and `kalah-7-4-*.jsonl` and `kalah-8-3-standard.jsonl`, the cell's way with
+/// its certificate: `kalah
 /// prove --all-moves` on the levels on disk, every fact under the bounds certified by other
 /// levels, tests/book.rs) prove the value and the first moves' values or bounds the table gives.
 #[test]
@@ -578,6 +578,11 @@ fn the_campaigns_prove_what_the_table_says() {
             "data/proofs/kalah-7-4-standard.jsonl",
             "Kalah(7,4)",
             "standard",
+        ),
+        (
+            "data/proofs/kalah-7-4-empty-capture.jsonl",
+            "Kalah(7,4)",
+            "empty-capture",
         ),
         (
             "data/proofs/kalah-8-3-standard.jsonl",
@@ -612,5 +617,5 @@ fn the_campaigns_prove_what_the_table_says() {
         }
         seen += 1;
     }
-    assert_eq!(seen, 4);
+    assert_eq!(seen, 5);
 }
