@@ -949,6 +949,27 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
             "{c}"
         );
     }
+    // --side lower: the lower bounds first, every one of them certified.
+    let (code, out, err) = run_kalah(&[
+        "prove",
+        "--certify",
+        g,
+        "--db",
+        d,
+        "--threads",
+        "1",
+        "--side",
+        "lower",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let v = status_json();
+    let claims = v["certificate"]["claims"].as_array().unwrap();
+    assert!(claims.iter().any(|c| c["side"] == "lower"), "{v}");
+    for c in claims.iter().filter(|c| c["side"] == "lower") {
+        assert_eq!(c["certified"], true, "{c}");
+    }
+    let (code, _, err) = run_kalah(&["prove", "--status", g, "--side", "lower"]);
+    assert_eq!(code, Some(2), "{err}");
     let (code, out, err) = run_kalah(&["prove", "--certify", g, "--db", d, "--threads", "1"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(

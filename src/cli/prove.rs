@@ -159,6 +159,13 @@ pub struct ProveArgs {
     #[arg(long, value_name = "LEDGER", conflicts_with_all = ["merge", "ledger", "book"])]
     certify: Option<PathBuf>,
 
+    /// With --certify: check only the facts under the lower bounds (`lower`: the root's
+    /// "value >= t" and each first move's) or only those under the upper ones (`upper`), e.g.
+    /// to certify a campaign's new lower bound before the many facts of its upper one
+    /// [default: both].
+    #[arg(long, value_name = "SIDE", requires = "certify", value_parser = ["lower", "upper"])]
+    side: Option<String>,
+
     /// With --certify: the checks file this worker appends to; with --status: the checks read
     /// [default: beside the ledger, X.jsonl -> X.checks.jsonl].
     #[arg(long, value_name = "FILE")]
@@ -236,6 +243,13 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         return Err(CliError::input(
             "--checks and --read-checks go with --certify, --check --all or --status",
         ));
+    }
+    // (clap's `requires` is not enforced on these arguments: said here.)
+    if args.side.is_some() && args.certify.is_none() {
+        return Err(CliError::input("--side goes with --certify"));
+    }
+    if args.seed.is_some() && args.check.is_none() {
+        return Err(CliError::input("--seed goes with --check"));
     }
     if args.check.is_some() && args.sample.is_none() && !args.all {
         return Err(CliError::input(

@@ -599,10 +599,17 @@ impl Certificate {
         Ok(Certificate { claims })
     }
 
-    /// The facts not yet certified that the claims rest on, each once, cheapest first.
-    pub fn to_check(&self, ledger: &Ledger) -> Vec<usize> {
-        let mut all = self.union(|c| &c.unchecked);
+    /// The facts not yet certified that the claims rest on (those of `side` only, if given:
+    /// the lower bounds, or the upper ones), each once, cheapest first.
+    pub fn to_check(&self, ledger: &Ledger, side: Option<Side>) -> Vec<usize> {
+        let mut all: Vec<usize> = self
+            .claims
+            .iter()
+            .filter(|c| side.is_none_or(|s| s == c.side))
+            .flat_map(|c| c.unchecked.iter().copied())
+            .collect();
         all.sort_by_key(|&i| (ledger.facts()[i].0.nodes, i));
+        all.dedup();
         all
     }
 

@@ -277,7 +277,13 @@ fn certify_loop(
             return Ok((ran, Vec::new()));
         }
         let todo: Vec<usize> = cert
-            .to_check(ledger)
+            .to_check(
+                ledger,
+                args.side.as_deref().map(|s| match s {
+                    "lower" => certificate::Side::Lower,
+                    _ => certificate::Side::Upper,
+                }),
+            )
             .into_iter()
             .filter(|&i| {
                 let fact = &ledger.facts()[i].0;
