@@ -18,6 +18,10 @@
 # `kalah db build --houses M --max-seeds TOP --rules R` makes first (7 houses to 22 seeds: 2.4 GB,
 # about 5 minutes on 2 cores; 8 houses to 19: 2.6 GB).
 # A run that takes longer than LIMIT seconds (default 1800) is left out, and said so on stderr.
+# SOLVE_ARGS="..." adds those arguments to every run (and to its recorded command), e.g.
+# SOLVE_ARGS="--table-file FILE --save-every 10 --tt-mb 2048": a run stopped by LIMIT, Ctrl-C or
+# the end of a session then resumes from FILE when the script is run again, and the row records
+# that last run's time and nodes only (give each way its own FILE: WAYS one way a run).
 # WAYS="W ..." runs those ways instead (each `off`, `serial`, `files:L` or a top level L built in
 # memory, e.g. WAYS=12 for the levels 0..12 of a 9-house board). A cell that ends with one run
 # here takes its second from $one_way: the latest run there of the same cell and rules by
@@ -73,6 +77,10 @@ for v in "${variants[@]}"; do
           ;;
         *) way="levels-0..$levels"; args+=(--memory-db "$levels") ;;
       esac
+      if [ -n "${SOLVE_ARGS:-}" ]; then
+        read -r -a extra <<<"$SOLVE_ARGS"
+        args+=("${extra[@]}")
+      fi
       echo "Kalah($v) $rules, $way: kalah ${args[*]}" >&2
       status=0
       row=$(timeout "$limit" "$kalah" "${args[@]}" 2>"$out.err") || status=$?
