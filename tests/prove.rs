@@ -888,17 +888,13 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
     let v = status_json();
     let claims = v["certificate"]["claims"].as_array().unwrap();
     assert!(claims.iter().all(|c| c["check_nodes_estimate"].is_null()));
-    let (code, out, err) = run_kalah(&[
-        "prove",
-        "--certify",
-        g,
-        "--db",
-        d,
-        "--threads",
-        "1",
-        "--jobs",
-        "1",
-    ]);
+    // Certify runs of the good ledger, one thread, with `extra` arguments.
+    let certify = |extra: &[&str]| {
+        let mut args = vec!["prove", "--certify", g, "--db", d, "--threads", "1"];
+        args.extend_from_slice(extra);
+        run_kalah(&args)
+    };
+    let (code, out, err) = certify(&["--jobs", "1"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let check: serde_json::Value = serde_json::from_str(
         std::fs::read_to_string(dir.0.join("good.checks.jsonl"))
@@ -950,17 +946,7 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
         );
     }
     // --side lower: the lower bounds first, every one of them certified.
-    let (code, out, err) = run_kalah(&[
-        "prove",
-        "--certify",
-        g,
-        "--db",
-        d,
-        "--threads",
-        "1",
-        "--side",
-        "lower",
-    ]);
+    let (code, out, err) = certify(&["--side", "lower"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let v = status_json();
     let claims = v["certificate"]["claims"].as_array().unwrap();
@@ -970,7 +956,7 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
     }
     let (code, _, err) = run_kalah(&["prove", "--status", g, "--side", "lower"]);
     assert_eq!(code, Some(2), "{err}");
-    let (code, out, err) = run_kalah(&["prove", "--certify", g, "--db", d, "--threads", "1"]);
+    let (code, out, err) = certify(&[]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(
         out.contains("value >= ") && out.contains("certified by lower-levels"),
