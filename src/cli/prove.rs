@@ -244,7 +244,9 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
             "--checks and --read-checks go with --certify, --check --all or --status",
         ));
     }
-    // (clap's `requires` is not enforced on these arguments: said here.)
+    // Said here, not by clap: clap lets `requires = "certify"` (or "check") pass unchecked
+    // when the argument required conflicts with one given, such as --status or --ledger.
+    // (--sample, --all and --to-move have the same gap, not closed yet.)
     if args.side.is_some() && args.certify.is_none() {
         return Err(CliError::input("--side goes with --certify"));
     }

@@ -602,14 +602,14 @@ impl Certificate {
     /// The facts not yet certified that the claims rest on (those of `side` only, if given:
     /// the lower bounds, or the upper ones), each once, cheapest first.
     pub fn to_check(&self, ledger: &Ledger, side: Option<Side>) -> Vec<usize> {
-        let mut all: Vec<usize> = self
-            .claims
-            .iter()
-            .filter(|c| side.is_none_or(|s| s == c.side))
-            .flat_map(|c| c.unchecked.iter().copied())
-            .collect();
+        let mut all = self.union(|c| {
+            if side.is_none_or(|s| s == c.side) {
+                &c.unchecked
+            } else {
+                &[]
+            }
+        });
         all.sort_by_key(|&i| (ledger.facts()[i].0.nodes, i));
-        all.dedup();
         all
     }
 
@@ -619,7 +619,7 @@ impl Certificate {
     }
 
     /// The facts of `part` of every claim, each once, in ledger order.
-    fn union(&self, part: impl Fn(&Claim) -> &Vec<usize>) -> Vec<usize> {
+    fn union(&self, part: impl Fn(&Claim) -> &[usize]) -> Vec<usize> {
         let mut all: Vec<usize> = self
             .claims
             .iter()
