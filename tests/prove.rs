@@ -1110,6 +1110,59 @@ fn certify_keeps_its_own_table_file_and_never_loads_a_campaigns() {
 }
 
 #[test]
+fn a_flag_without_the_one_it_goes_with_is_refused_naming_both() {
+    // Each of these once passed silently (exit 0): clap skips `requires` when the argument
+    // required conflicts with one given (--status, --ledger, -m/-n).
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["--status", "x.jsonl", "--side", "lower"],
+            "--side goes with --certify",
+        ),
+        (
+            &["--status", "x.jsonl", "--seed", "1"],
+            "--seed goes with --check",
+        ),
+        (
+            &["--status", "x.jsonl", "--sample", "3"],
+            "--sample goes with --check",
+        ),
+        (&["--status", "x.jsonl", "--all"], "--all goes with --check"),
+        (
+            &["--ledger", "x.jsonl", "--sample", "3"],
+            "--sample goes with --check",
+        ),
+        (
+            &[
+                "-m",
+                "4",
+                "-n",
+                "3",
+                "--ledger",
+                "x.jsonl",
+                "--to-move",
+                "north",
+            ],
+            "--to-move goes with POSITION",
+        ),
+        (
+            &["--status", "x.jsonl", "--list"],
+            "--list goes with --book",
+        ),
+        (
+            &["--status", "x.jsonl", "--book-levels", "3"],
+            "--book-levels goes with --book",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["prove"];
+        all.extend(args);
+        let (code, _, err) = run_kalah(&all);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn a_file_that_is_not_a_ledger_is_left_as_it_is() {
     let dir = TempDir::new("prove", "not-a-ledger");
     for (name, text) in [

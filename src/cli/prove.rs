@@ -244,14 +244,45 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
             "--checks and --read-checks go with --certify, --check --all or --status",
         ));
     }
-    // Said here, not by clap: clap lets `requires = "certify"` (or "check") pass unchecked
-    // when the argument required conflicts with one given, such as --status or --ledger.
-    // (--sample, --all and --to-move have the same gap, not closed yet.)
-    if args.side.is_some() && args.certify.is_none() {
-        return Err(CliError::input("--side goes with --certify"));
-    }
-    if args.seed.is_some() && args.check.is_none() {
-        return Err(CliError::input("--seed goes with --check"));
+    // Said here, not by clap: clap lets `requires = "check"` (or "certify", "position",
+    // "book") pass unchecked when the argument required conflicts with one given, such as
+    // --status, --ledger or -m/-n. So every "X goes with Y" is one row of this table.
+    let goes_with = [
+        (
+            args.side.is_some(),
+            "--side",
+            args.certify.is_some(),
+            "--certify",
+        ),
+        (
+            args.seed.is_some(),
+            "--seed",
+            args.check.is_some(),
+            "--check",
+        ),
+        (
+            args.sample.is_some(),
+            "--sample",
+            args.check.is_some(),
+            "--check",
+        ),
+        (args.all, "--all", args.check.is_some(), "--check"),
+        (
+            args.to_move.is_some(),
+            "--to-move",
+            args.position.is_some(),
+            "POSITION",
+        ),
+        (args.list, "--list", args.book.is_some(), "--book"),
+        (
+            args.book_levels.is_some(),
+            "--book-levels",
+            args.book.is_some(),
+            "--book",
+        ),
+    ];
+    if let Some((_, flag, _, with)) = goes_with.iter().find(|(given, _, has, _)| *given && !has) {
+        return Err(CliError::input(format!("{flag} goes with {with}")));
     }
     if args.check.is_some() && args.sample.is_none() && !args.all {
         return Err(CliError::input(
