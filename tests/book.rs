@@ -539,7 +539,7 @@ fn replay_values_the_first_sowings_of_kalah_6_4_from_the_book() {
 /// in hours) and the Kalah(6,6) campaign's, still under way; none of theirs may be falsified.
 #[test]
 fn the_shipped_books_and_ledgers_are_certified_by_their_checks() {
-    use kalah::prove::certificate::{Certificate, Checks, checks_path};
+    use kalah::prove::certificate::{Certificate, Checks, Side, checks_path};
     use kalah::prove::ledger::Ledger;
     use kalah::{Narrow, Position, Setup};
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -572,6 +572,15 @@ fn the_shipped_books_and_ledgers_are_certified_by_their_checks() {
             for c in &cert.claims {
                 assert!(c.is_certified(), "{file}: {c} is not certified");
             }
+        }
+        if file.contains("6-6-standard") {
+            // The published bound, at least +4, proven by the campaign and certified.
+            let root_lower = cert
+                .claims
+                .iter()
+                .find(|c| c.mv.is_none() && c.side == Side::Lower);
+            let c = root_lower.expect("a lower bound of the root");
+            assert!(c.value >= 4 && c.is_certified(), "{file}: {c}");
         }
     }
 }
