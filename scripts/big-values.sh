@@ -23,7 +23,7 @@
 # the end of a session then resumes from FILE when the script is run again, and the row records
 # that last run's time and nodes only (give each way its own FILE: WAYS one way a run).
 # WAYS="W ..." runs those ways instead (each `off`, `serial`, `files:L` or a top level L built in
-# memory, e.g. WAYS=12 for the levels 0..12 of a 9-house board). A cell that ends with one run
+# memory, e.g. WAYS=12 for the levels 0..12 of a 7- or 8-house board; from 9 houses on, none). A cell that ends with one run
 # here takes its second from $one_way: the latest run there of the same cell and rules by
 # another way.
 #

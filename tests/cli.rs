@@ -522,6 +522,17 @@ fn levels_built_in_memory_change_nothing_but_the_work() {
             "{args:?}: {err}"
         );
     }
+    // No levels exist past 8 houses: refused up front, not priced by the cost model as if
+    // they would be built (the estimate once counted on them) and then failing.
+    for extra in [&["--estimate"][..], &[]] {
+        let mut all = vec!["solve", "-m", "9", "-n", "2", "--memory-db", "12"];
+        all.extend_from_slice(extra);
+        let out = kalah(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains("1 to 8 houses"), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
+    }
 }
 
 #[test]

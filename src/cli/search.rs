@@ -147,9 +147,16 @@ impl SearchDb {
 
 impl SearchArgs {
     /// The database files read for `houses` houses under `rules`: none with --memory-db (its
-    /// levels are built for the search instead) or --no-db.
+    /// levels are built for the search instead) or --no-db. Refuses `--memory-db K` for a board
+    /// wider than levels index, before the cost model counts on levels that cannot be built.
     pub fn files(&self, houses: usize, rules: Rules) -> Result<Option<Arc<Tablebase>>, CliError> {
         match self.memory_db {
+            Some(MemoryDb::UpTo(k)) if houses > kalah::db::MAX_DB_HOUSES => {
+                Err(CliError::input(format!(
+                    "--memory-db {k}: endgame levels exist for 1 to {} houses a side, and this board has {houses} (--memory-db off searches without them)",
+                    kalah::db::MAX_DB_HOUSES
+                )))
+            }
             Some(_) => Ok(None),
             None => self.db.open(houses, rules),
         }
