@@ -247,41 +247,21 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
     // Said here, not by clap: clap lets `requires = "check"` (or "certify", "position",
     // "book") pass unchecked when the argument required conflicts with one given, such as
     // --status, --ledger or -m/-n. So every "X goes with Y" is one row of this table.
+    let check = (args.check.is_some(), "--check");
+    let certify = (args.certify.is_some(), "--certify");
+    let book = (args.book.is_some(), "--book");
+    let position = (args.position.is_some(), "POSITION");
     let goes_with = [
-        (
-            args.side.is_some(),
-            "--side",
-            args.certify.is_some(),
-            "--certify",
-        ),
-        (
-            args.seed.is_some(),
-            "--seed",
-            args.check.is_some(),
-            "--check",
-        ),
-        (
-            args.sample.is_some(),
-            "--sample",
-            args.check.is_some(),
-            "--check",
-        ),
-        (args.all, "--all", args.check.is_some(), "--check"),
-        (
-            args.to_move.is_some(),
-            "--to-move",
-            args.position.is_some(),
-            "POSITION",
-        ),
-        (args.list, "--list", args.book.is_some(), "--book"),
-        (
-            args.book_levels.is_some(),
-            "--book-levels",
-            args.book.is_some(),
-            "--book",
-        ),
+        (args.side.is_some(), "--side", certify),
+        (args.seed.is_some(), "--seed", check),
+        (args.sample.is_some(), "--sample", check),
+        (args.all, "--all", check),
+        (args.to_move.is_some(), "--to-move", position),
+        (args.list, "--list", book),
+        (args.book_levels.is_some(), "--book-levels", book),
     ];
-    if let Some((_, flag, _, with)) = goes_with.iter().find(|(given, _, has, _)| *given && !has) {
+    let alone = goes_with.iter().find(|(given, _, (has, _))| *given && !has);
+    if let Some((_, flag, (_, with))) = alone {
         return Err(CliError::input(format!("{flag} goes with {with}")));
     }
     if args.check.is_some() && args.sample.is_none() && !args.all {
