@@ -23,9 +23,9 @@
 # the end of a session then resumes from FILE when the script is run again, and the row records
 # that last run's time and nodes only (give each way its own FILE: WAYS one way a run).
 # WAYS="W ..." runs those ways instead (each `off`, `serial`, `files:L` or a top level L built in
-# memory, e.g. WAYS=12 for the levels 0..12 of a 7- or 8-house board; from 9 houses on, none). A cell that ends with one run
-# here takes its second from $one_way: the latest run there of the same cell and rules by
-# another way.
+# memory, e.g. WAYS=12 for the levels 0..12 of a 7- or 8-house board; from 9 houses on, none).
+# A cell that ends with one run here takes its second from $one_way: the latest run there of the
+# same cell and rules by another way.
 #
 # Usage: nice -n 19 scripts/big-values.sh [VARIANT ...]   e.g. scripts/big-values.sh 7,1 8,2
 # (RULES=standard or RULES=empty-capture: one capture rule only)
