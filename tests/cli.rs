@@ -453,6 +453,47 @@ fn solve_and_analyze_agree_and_print_the_documented_json() {
 }
 
 #[test]
+fn the_deepening_changes_nothing_but_the_work_and_is_bounded() {
+    let solve = |deepening: Option<&str>| {
+        let mut args = vec![
+            "solve",
+            "-m",
+            "4",
+            "-n",
+            "4",
+            "--all-moves",
+            "--memory-db",
+            "off",
+            "--threads",
+            "1",
+        ];
+        args.extend(deepening.map_or(vec![], |d| vec!["--deepening", d]));
+        let text = kalah(&args);
+        assert!(text.status.success(), "{args:?}");
+        args.push("--json");
+        (String::from_utf8(text.stdout).unwrap(), json(&args))
+    };
+    let (text, usual) = solve(None);
+    assert_eq!(usual["deepening"], 18);
+    assert!(text.contains(", mtdf\n"), "{text}");
+    for (d, said) in [
+        ("0", "mtdf, no deepening"),
+        ("15", "mtdf, deepening to 15 plies"),
+    ] {
+        let (text, other) = solve(Some(d));
+        assert_eq!(other["deepening"], d.parse::<u32>().unwrap());
+        assert!(text.contains(said), "{text}");
+        for key in ["value", "best", "moves", "pv"] {
+            assert_eq!(other[key], usual[key], "--deepening {d}: {key}");
+        }
+    }
+    let out = kalah(&["solve", "-m", "4", "-n", "4", "--deepening", "61"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("61 is not in 0..=60"), "{err}");
+}
+
+#[test]
 fn levels_built_in_memory_change_nothing_but_the_work() {
     for rules in ["standard", "empty-capture"] {
         let solve = |memory_db: &str| {

@@ -155,7 +155,7 @@ pub fn print_analysis<L: Lanes>(
                 config.threads,
                 if config.threads == 1 { "" } else { "s" },
                 table_text(config, given),
-                config.algorithm
+                algorithm_text(config)
             );
             outln!(text, "{}", db.line());
         }
@@ -207,6 +207,19 @@ pub fn table_text(config: &SolverConfig, given: bool) -> String {
     format!("{} MiB table ({from})", config.tt_mib)
 }
 
+/// The algorithm for people, with the iterative deepening when `--deepening` changed it:
+/// `mtdf`, `mtdf, deepening to 15 plies` or `mtdf, no deepening`.
+pub fn algorithm_text(config: &SolverConfig) -> String {
+    let deepening = config.tuning.deepening_max;
+    let changed = config.algorithm == kalah::Algorithm::Mtdf
+        && deepening != SolverConfig::default().tuning.deepening_max;
+    match deepening {
+        _ if !changed => config.algorithm.to_string(),
+        0..=2 => format!("{}, no deepening", config.algorithm),
+        _ => format!("{}, deepening to {deepening} plies", config.algorithm),
+    }
+}
+
 /// The search statistics and settings at the end of a solver's JSON answer.
 pub fn add_search_fields(
     out: &mut serde_json::Value,
@@ -222,6 +235,7 @@ pub fn add_search_fields(
     out["tt_mb"] = json!(config.tt_mib);
     out["tt_mb_from"] = json!(if tt_given { "option" } else { "board" });
     out["algorithm"] = json!(config.algorithm.as_str());
+    out["deepening"] = json!(config.tuning.deepening_max);
     let tablebase = db.tablebase.as_deref();
     out["db_max_seeds"] = json!(tablebase.map(Tablebase::max_level));
     out["db_in_memory"] = json!(db.built.is_some());

@@ -52,6 +52,13 @@ pub fn threads() -> impl TypedValueParser<Value = usize> {
     |s: &str| whole_number(s, 1, max_threads() as u64).map(|n| n as usize)
 }
 
+/// The deepest iteration of the iterative deepening before an exact search, in plies
+/// (`--deepening`): 0 (none) to 60. Past about 20 plies an iteration costs more than the exact
+/// search it is meant to guide, and the deepening stops at its node budget anyway.
+pub fn deepening() -> impl TypedValueParser<Value = u8> {
+    |s: &str| whole_number(s, 0, 60).map(|n| n as u8)
+}
+
 /// `text` as a whole number in `min..=max`, or the error clap shows after the option's name.
 fn whole_number(text: &str, min: u64, max: u64) -> Result<u64, String> {
     let n: u64 = text

@@ -37,6 +37,15 @@ pub struct SearchArgs {
     #[arg(long, default_value = "mtdf", value_parser = clap::builder::PossibleValuesParser::new(Algorithm::ALL.map(Algorithm::as_str)).map(|s| s.parse::<Algorithm>().expect("listed")))]
     pub algorithm: Algorithm,
 
+    /// Iterative deepening before the exact search: depth-limited searches 3, 6, 9, ... plies
+    /// deep up to this many, 0 to 60 (0: none) [default: 18], for a first guess of the value
+    /// and the move order of the exact search (within 16 M nodes in all). The values found do
+    /// not depend on it; the work can, a great deal and either way: on one thread, without
+    /// levels, Kalah(8,2) takes 1.5 M nodes with 15 and 79 M with 18, Kalah(4,5) 1.2 M and
+    /// 1.0 M (docs/performance.md).
+    #[arg(long, value_name = "PLIES", value_parser = super::args::deepening())]
+    pub deepening: Option<u8>,
+
     #[command(flatten)]
     pub db: DbChoice,
 
@@ -342,7 +351,10 @@ impl SearchArgs {
                 .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, db_top)),
             algorithm: self.algorithm,
             threads: self.threads.unwrap_or(default.threads),
-            ..default
+            tuning: kalah::search::negamax::Tuning {
+                deepening_max: self.deepening.unwrap_or(default.tuning.deepening_max),
+                ..default.tuning
+            },
         }
     }
 

@@ -8,7 +8,9 @@ use kalah::{AnyPosition, Lanes, Position, Rules, Variant, with_position};
 use serde_json::json;
 
 use super::CliError;
-use super::answer::{Answer, Source, add_search_fields, print_analysis, table_text};
+use super::answer::{
+    Answer, Source, add_search_fields, algorithm_text, print_analysis, table_text,
+};
 use super::args::{PositionArg, RulesArg, header, print_json, rules_parser};
 use super::books::{BookArg, from_book};
 use super::search::{EstimateArg, SearchArgs};
@@ -197,7 +199,7 @@ fn report_value<L: Lanes>(
             elapsed.as_secs_f64(),
             config.threads,
             table_text(&config, args.tt_mb.is_some()),
-            config.algorithm
+            algorithm_text(&config)
         );
         println!("{}", db.line());
     }
