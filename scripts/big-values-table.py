@@ -47,9 +47,10 @@ def way_text(run):
     seconds = run["time_ms"] / 1000
     build = run.get("db_build_ms") or 0
     built = f" + {build / 1000:.1f} s to build them" if build >= 100 else ""
-    # Runs before --deepening existed deepened to 18 plies, the default.
+    # Runs recorded without the field deepened to 18 plies, the default until 2026-11-29 (15
+    # since): a run at another depth says so.
     deepening = run.get("deepening", 18)
-    deep = f" (--deepening {deepening})" if deepening != 18 else ""
+    deep = f" (deepening {deepening})" if deepening != 18 else ""
     return f"{run['way']}{deep}: {seconds:.1f} s{built}, {run['nodes'] / 1e6:.1f} M nodes"
 
 

@@ -474,11 +474,11 @@ fn the_deepening_changes_nothing_but_the_work_and_is_bounded() {
         (String::from_utf8(text.stdout).unwrap(), json(&args))
     };
     let (text, usual) = solve(None);
-    assert_eq!(usual["deepening"], 18);
+    assert_eq!(usual["deepening"], 15);
     assert!(text.contains(", mtdf\n"), "{text}");
     for (d, said) in [
         ("0", "mtdf, no deepening"),
-        ("15", "mtdf, deepening to 15 plies"),
+        ("18", "mtdf, deepening to 18 plies"),
     ] {
         let (text, other) = solve(Some(d));
         assert_eq!(other["deepening"], d.parse::<u32>().unwrap());

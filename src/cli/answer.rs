@@ -208,7 +208,7 @@ pub fn table_text(config: &SolverConfig, given: bool) -> String {
 }
 
 /// The algorithm for people, with the iterative deepening when `--deepening` changed it:
-/// `mtdf`, `mtdf, deepening to 15 plies` or `mtdf, no deepening`.
+/// `mtdf`, `mtdf, deepening to 18 plies` or `mtdf, no deepening`.
 pub fn algorithm_text(config: &SolverConfig) -> String {
     let deepening = config.tuning.deepening_max;
     let changed = config.algorithm == kalah::Algorithm::Mtdf

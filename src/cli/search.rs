@@ -38,7 +38,7 @@ pub struct SearchArgs {
     pub algorithm: Algorithm,
 
     /// Iterative deepening before the exact search: depth-limited searches 3, 6, 9, ... plies
-    /// deep up to this many, 0 to 60 (0: none) [default: 18], for a first guess of the value
+    /// deep up to this many, 0 to 60 (0: none) [default: 15], for a first guess of the value
     /// and the move order of the exact search (within 16 M nodes in all). The values found do
     /// not depend on it; the work can, a great deal and either way: on one thread, without
     /// levels, Kalah(8,2) takes 1.5 M nodes with 15 and 79 M with 18, Kalah(4,5) 1.2 M and

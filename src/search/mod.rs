@@ -248,7 +248,7 @@ impl Default for Tuning {
             etc_db_gap: 16,
             tt_min_seeds: 3,
             deepening_step: 3,
-            deepening_max: 18,
+            deepening_max: 15,
             deepening_nodes: 16_000_000,
         }
     }
