@@ -53,8 +53,7 @@ pub fn threads() -> impl TypedValueParser<Value = usize> {
 }
 
 /// The deepest iteration of the iterative deepening before an exact search, in plies
-/// (`--deepening`): 0 (none) to 60. Past about 20 plies an iteration costs more than the exact
-/// search it is meant to guide, and the deepening stops at its node budget anyway.
+/// (`--deepening`): 0 (none) to 60 (deeper passes stop at the deepening's node budget anyway).
 pub fn deepening() -> impl TypedValueParser<Value = u8> {
     |s: &str| whole_number(s, 0, 60).map(|n| n as u8)
 }
