@@ -210,13 +210,19 @@ pub fn table_text(config: &SolverConfig, given: bool) -> String {
 /// The algorithm for people, with the iterative deepening when `--deepening` changed it:
 /// `mtdf`, `mtdf, deepening to 18 plies` or `mtdf, no deepening`.
 pub fn algorithm_text(config: &SolverConfig) -> String {
-    let deepening = config.tuning.deepening_max;
+    let tuning = config.tuning;
     let changed = config.algorithm == kalah::Algorithm::Mtdf
-        && deepening != SolverConfig::default().tuning.deepening_max;
-    match deepening {
-        _ if !changed => config.algorithm.to_string(),
-        0..=2 => format!("{}, no deepening", config.algorithm),
-        _ => format!("{}, deepening to {deepening} plies", config.algorithm),
+        && tuning.deepening_max != SolverConfig::default().tuning.deepening_max;
+    if !changed {
+        config.algorithm.to_string()
+    } else if tuning.deepening_max < tuning.deepening_step {
+        // Not even the first pass fits.
+        format!("{}, no deepening", config.algorithm)
+    } else {
+        format!(
+            "{}, deepening to {} plies",
+            config.algorithm, tuning.deepening_max
+        )
     }
 }
 
