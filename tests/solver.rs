@@ -114,6 +114,55 @@ fn a_deepening_budget_changes_no_value() {
     }
 }
 
+/// Trials (each move tried within a node budget that grows, near the root: see
+/// `kalah::search::negamax::Tuning::trial_plies`) change no value, whatever the budget, on one
+/// thread or two: forced here onto boards of every width and onto small budgets, so that many
+/// trials run out and are searched again. The search without them is the reference (checked
+/// against the naive solver above).
+#[test]
+fn trials_change_no_value() {
+    let mut rng = Rng::new(77);
+    let mut changed = 0;
+    for i in 0..36 {
+        let m = 4 + rng.below(3) as usize;
+        let setup = random_setup(&mut rng, m, 30);
+        let rules = Rules::ALL[i % 2];
+        let pos = AnyPosition::from_setup(&setup, rules).unwrap();
+        let (budget, growth) = [(1, 2), (4096, 2), (20_000, 4)][i % 3];
+        let threads = 1 + i % 2;
+        let values = |trials: bool| {
+            with_position!(pos, p => {
+                let mut config = config(Algorithm::Mtdf, threads);
+                if trials {
+                    config.tuning.trial_plies = 3;
+                    config.tuning.trial_min_houses = 1;
+                    config.tuning.trial_nodes = budget;
+                    config.tuning.trial_growth = growth;
+                } else {
+                    config.tuning.trial_plies = 0;
+                }
+                let solver = Solver::new(p.houses_per_side(), rules, config).unwrap();
+                let a = solver.analyze(&p, true, &mut |_| {}).unwrap();
+                let moves: Vec<(usize, i32)> =
+                    a.moves.iter().map(|m| (m.mv.house(), m.value)).collect();
+                ((a.value, moves, a.best.len()), solver.nodes())
+            })
+        };
+        let (with, nodes_with) = values(true);
+        let (without, nodes_without) = values(false);
+        assert_eq!(
+            with, without,
+            "{setup} {rules}: trials from {budget} nodes, x{growth}, {threads} threads"
+        );
+        // On one thread the search is the same every time: a change is the trials'.
+        if threads == 1 {
+            changed += usize::from(nodes_with != nodes_without);
+        }
+    }
+    // The trials did run, and some ran out: they changed the search.
+    assert!(changed >= 5, "trials changed {changed} of 18 searches");
+}
+
 #[test]
 fn random_positions_match_the_naive_solver() {
     let mut rng = Rng::new(2024);

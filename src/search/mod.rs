@@ -250,6 +250,10 @@ impl Default for Tuning {
             deepening_step: 3,
             deepening_max: 15,
             deepening_nodes: 16_000_000,
+            trial_plies: 2,
+            trial_min_houses: 7,
+            trial_nodes: 1 << 20,
+            trial_growth: 4,
         }
     }
 }

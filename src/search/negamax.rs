@@ -56,16 +56,33 @@ pub struct Tuning {
     /// iteration alone ran past 4 G nodes before any exact search, for a guess the exact
     /// search's first tests would make as well.
     pub deepening_nodes: u64,
+    /// Trials: at the nodes of an exact search fewer than this many plies below its root,
+    /// the moves are tried in turn within a node budget that grows each round (see
+    /// [`search`]); 0: none. Only without databases ([`Tuning::with_databases`]) and on boards
+    /// of at least `trial_min_houses` houses a side, where they were measured to pay.
+    pub trial_plies: u32,
+    /// ... on boards of at least this many houses a side.
+    pub trial_min_houses: usize,
+    /// The budget of a move's first trial, in nodes (counted a few thousand at a time) ...
+    pub trial_nodes: u64,
+    /// ... multiplied by this each round.
+    pub trial_growth: u64,
 }
 
 impl Tuning {
     /// The tuning of a search that probes databases up to `db_top` seeds, if any:
-    /// `etc_min_seeds` raised to `db_top + etc_db_gap`, once for the whole search.
+    /// `etc_min_seeds` raised to `db_top + etc_db_gap`, and no trials, once for the whole
+    /// search.
     pub fn with_databases(self, db_top: Option<u32>) -> Tuning {
         Tuning {
             etc_min_seeds: db_top.map_or(self.etc_min_seeds, |top| {
                 self.etc_min_seeds.max(top + self.etc_db_gap)
             }),
+            trial_plies: if db_top.is_some() {
+                0
+            } else {
+                self.trial_plies
+            },
             ..self
         }
     }
@@ -75,6 +92,10 @@ impl Tuning {
 pub struct Abort<'a> {
     flag: AtomicBool,
     parent: Option<&'a Abort<'a>>,
+    /// A node budget: the nodes charged to this flag so far and the most it allows (past
+    /// them the flag is set). `u64::MAX`: none.
+    used: AtomicU64,
+    limit: u64,
 }
 
 impl<'a> Abort<'a> {
@@ -83,14 +104,40 @@ impl<'a> Abort<'a> {
         Abort {
             flag: AtomicBool::new(false),
             parent: None,
+            used: AtomicU64::new(0),
+            limit: u64::MAX,
         }
     }
 
     fn child(&'a self) -> Abort<'a> {
+        self.child_within(u64::MAX)
+    }
+
+    /// A child flag that also sets itself once `limit` nodes are charged to it.
+    fn child_within(&'a self, limit: u64) -> Abort<'a> {
         Abort {
             flag: AtomicBool::new(false),
             parent: Some(self),
+            used: AtomicU64::new(0),
+            limit,
         }
+    }
+
+    /// Charges `nodes` searched under this flag to it and its ancestors' budgets.
+    fn charge(&self, nodes: u64) {
+        let mut at = Some(self);
+        while let Some(a) = at {
+            if a.limit != u64::MAX && a.used.fetch_add(nodes, Ordering::Relaxed) + nodes >= a.limit
+            {
+                a.set();
+            }
+            at = a.parent;
+        }
+    }
+
+    /// Whether this flag itself (not an ancestor) is set.
+    fn own_is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
     }
 
     /// Whether this flag or an ancestor is set.
@@ -278,6 +325,14 @@ fn horizon(seeds: u32) -> i32 {
 /// stored; the caller must check `abort` before using it. A failed probe of the databases sets
 /// the root of `abort` (after recording the fault in `shared`), so no value read from a damaged
 /// block is ever used or stored.
+///
+/// Trials ([`Tuning::trial_plies`]): at an exact node near the root, instead of searching the
+/// moves one after another to the end, each is tried within a node budget; the moves that ran
+/// out are tried again within a budget [`Tuning::trial_growth`] times larger, round after
+/// round, until one refutes the node or every move has failed low. Of several moves that
+/// refute a node, one whose proof is cheap is then found first, whatever the table's move order
+/// says: on the wide boards the order a shallow pass leaves may choose a refutation whose proof
+/// is hundreds of times larger (docs/performance.md). The contract is the same.
 #[allow(clippy::too_many_arguments)]
 pub fn search<L: Lanes>(
     shared: &Shared<'_>,
@@ -292,6 +347,7 @@ pub fn search<L: Lanes>(
     local.nodes += 1;
     local.searched += 1;
     if local.nodes >= NODE_FLUSH {
+        abort.charge(local.nodes);
         local.flush(shared);
         if abort.is_set() {
             return (0, 0);
@@ -497,9 +553,59 @@ pub fn search<L: Lanes>(
             kept += 1;
         }
     }
-    let todo = &todo[..kept];
+    let mut todo: &[u8] = &todo[..kept];
 
     let nodes_before = local.searched;
+    let tuning = &shared.tuning;
+    if depth == EXACT_DEPTH
+        && ply < tuning.trial_plies
+        && todo.len() >= 2
+        && board.houses_per_side() >= tuning.trial_min_houses
+    {
+        // Trials: each move in turn within a node budget, the moves left over searched again
+        // within a larger one, round after round, so that a move whose proof is cheap is found
+        // before one whose proof is dear. What a trial over budget finished below stays in
+        // the table for the next.
+        let mut open_moves = [0u8; MAX_MOVES];
+        let mut open = todo.len();
+        open_moves[..open].copy_from_slice(todo);
+        let mut budget = tuning.trial_nodes;
+        let mut cut = false;
+        while open > 0 && !cut {
+            let mut left = 0;
+            for k in 0..open {
+                let i = open_moves[k];
+                let c = &children[i as usize];
+                let trial = abort.child_within(budget);
+                let (v, d) = search_child(shared, local, &trial, c, alpha, beta, child_depth, ply);
+                if abort.is_set() {
+                    shared.unfinished(board, ply);
+                    return (0, 0);
+                }
+                if trial.own_is_set() {
+                    open_moves[left] = i;
+                    left += 1;
+                    continue;
+                }
+                resolved = resolved.min(d);
+                if v > best {
+                    best = v;
+                    best_move = c.house as usize;
+                    if v > alpha {
+                        alpha = v;
+                        if v >= beta {
+                            cut = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            open = left;
+            budget = budget.saturating_mul(tuning.trial_growth);
+        }
+        // Every move is decided: refuted, failed low or the cut-off.
+        todo = &[];
+    }
     let split_here =
         ply < shared.tuning.parallel_plies && seeds >= shared.tuning.parallel_min_seeds;
     // Young brothers wait: near the root, once the first move is searched alone, the others
