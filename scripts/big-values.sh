@@ -26,6 +26,10 @@
 # memory, e.g. WAYS=12 for the levels 0..12 of a 7- or 8-house board; from 9 houses on, none).
 # A cell that ends with one run here takes its second from $one_way: the latest run there of the
 # same cell and rules by another way.
+# MOVES=best solves for the value and the optimal first moves only (no --all-moves), where every
+# move's exact value would take hours more: each other move is written proven worse, with
+# "value": null, "lower" the widest bound and "upper" the value less 2 (every first move's value
+# has the parity of the seeds), as a campaign's bounded moves are; "every_move": false says so.
 #
 # Usage: nice -n 19 scripts/big-values.sh [VARIANT ...]   e.g. scripts/big-values.sh 7,1 8,2
 # (RULES=standard or RULES=empty-capture: one capture rule only)
@@ -66,7 +70,8 @@ for v in "${variants[@]}"; do
     # one way goes to $one_way instead: not checked, not in the table).
     runs=()
     for levels in "${ways[@]}"; do
-      args=(solve --houses "$m" --seeds "$n" --rules "$rules" --all-moves --json --long)
+      args=(solve --houses "$m" --seeds "$n" --rules "$rules" --json --long)
+      if [ "${MOVES:-all}" = all ]; then args+=(--all-moves); fi
       case $levels in
         off) way=search-only; args+=(--memory-db off) ;;
         serial) way=search-only-serial; args+=(--memory-db off --threads 1) ;;
@@ -93,6 +98,12 @@ for v in "${variants[@]}"; do
       fi
       row=$(jq -c --arg way "$way" --arg cmd "kalah ${args[*]}" --arg machine "$machine" \
         '. + {way: $way, command: $cmd, machine: $machine}' <<<"$row")
+      if [ "${MOVES:-all}" != all ]; then
+        row=$(jq -c --argjson m "$m" --argjson seeds "$seeds" '. as $r | . + {every_move: false,
+          moves: [range(1; $m + 1) | . as $h | if ($r.best | index($h)) != null
+            then {house: $h, value: $r.value}
+            else {house: $h, value: null, lower: (0 - $seeds), upper: ($r.value - 2)} end]}' <<<"$row")
+      fi
       echo "  $(jq -c '{value, best, time_ms, nodes}' <<<"$row")" >&2
       runs+=("$row")
     done
