@@ -58,8 +58,8 @@ pub struct Tuning {
     pub deepening_nodes: u64,
     /// Trials: at the nodes of an exact search fewer than this many plies below its root,
     /// the moves are tried in turn within a node budget that grows each round (see
-    /// [`search`]); 0: none. Only without databases ([`Tuning::with_databases`]) and on boards
-    /// of at least `trial_min_houses` houses a side, where they were measured to pay.
+    /// [`search`]); 0: none. Only on boards of at least `trial_min_houses` houses a side, where
+    /// they were measured to pay (on narrower ones they cost more nodes than they saved).
     pub trial_plies: u32,
     /// ... on boards of at least this many houses a side.
     pub trial_min_houses: usize,
@@ -71,18 +71,12 @@ pub struct Tuning {
 
 impl Tuning {
     /// The tuning of a search that probes databases up to `db_top` seeds, if any:
-    /// `etc_min_seeds` raised to `db_top + etc_db_gap`, and no trials, once for the whole
-    /// search.
+    /// `etc_min_seeds` raised to `db_top + etc_db_gap`, once for the whole search.
     pub fn with_databases(self, db_top: Option<u32>) -> Tuning {
         Tuning {
             etc_min_seeds: db_top.map_or(self.etc_min_seeds, |top| {
                 self.etc_min_seeds.max(top + self.etc_db_gap)
             }),
-            trial_plies: if db_top.is_some() {
-                0
-            } else {
-                self.trial_plies
-            },
             ..self
         }
     }
