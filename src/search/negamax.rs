@@ -582,16 +582,9 @@ pub fn search<L: Lanes>(
                     continue;
                 }
                 resolved = resolved.min(d);
-                if v > best {
-                    best = v;
-                    best_move = c.house as usize;
-                    if v > alpha {
-                        alpha = v;
-                        if v >= beta {
-                            cut = true;
-                            break;
-                        }
-                    }
+                if raise(&mut best, &mut best_move, &mut alpha, v, c.house, beta) {
+                    cut = true;
+                    break;
                 }
             }
             open = left;
@@ -649,15 +642,8 @@ pub fn search<L: Lanes>(
             return (0, 0);
         }
         resolved = resolved.min(d);
-        if v > best {
-            best = v;
-            best_move = c.house as usize;
-            if v > alpha {
-                alpha = v;
-                if v >= beta {
-                    break;
-                }
-            }
+        if raise(&mut best, &mut best_move, &mut alpha, v, c.house, beta) {
+            break;
         }
     }
 
@@ -688,6 +674,28 @@ pub fn search<L: Lanes>(
         );
     }
     (best, resolved)
+}
+
+/// Takes move `house`'s value `v` into a node's best so far (and alpha); whether it refutes
+/// the node (`v >= beta`).
+#[inline(always)]
+fn raise(
+    best: &mut i32,
+    best_move: &mut usize,
+    alpha: &mut i32,
+    v: i32,
+    house: u8,
+    beta: i32,
+) -> bool {
+    if v > *best {
+        *best = v;
+        *best_move = house as usize;
+        if v > *alpha {
+            *alpha = v;
+            return v >= beta;
+        }
+    }
+    false
 }
 
 /// The key by which a node's moves are searched, highest first: the table's best move, then
