@@ -37,6 +37,11 @@
 # replace their old rows (of the same way); the others are kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case ${MOVES:=all} in
+  all | best) ;;
+  *) echo "big-values.sh: MOVES is all (the default) or best, not '$MOVES'" >&2; exit 2 ;;
+esac
+
 # KALAH=BINARY runs that binary instead of building one.
 if [ -z "${KALAH:-}" ]; then cargo build --release --quiet; fi
 kalah=${KALAH:-target/release/kalah}
@@ -71,7 +76,7 @@ for v in "${variants[@]}"; do
     runs=()
     for levels in "${ways[@]}"; do
       args=(solve --houses "$m" --seeds "$n" --rules "$rules" --json --long)
-      if [ "${MOVES:-all}" = all ]; then args+=(--all-moves); fi
+      if [ "$MOVES" = all ]; then args+=(--all-moves); fi
       case $levels in
         off) way=search-only; args+=(--memory-db off) ;;
         serial) way=search-only-serial; args+=(--memory-db off --threads 1) ;;
@@ -98,7 +103,7 @@ for v in "${variants[@]}"; do
       fi
       row=$(jq -c --arg way "$way" --arg cmd "kalah ${args[*]}" --arg machine "$machine" \
         '. + {way: $way, command: $cmd, machine: $machine}' <<<"$row")
-      if [ "${MOVES:-all}" != all ]; then
+      if [ "$MOVES" = best ]; then
         row=$(jq -c --argjson m "$m" --argjson seeds "$seeds" '. as $r | . + {every_move: false,
           moves: [range(1; $m + 1) | . as $h | if ($r.best | index($h)) != null
             then {house: $h, value: $r.value}

@@ -564,8 +564,7 @@ pub fn search<L: Lanes>(
         let mut open = todo.len();
         open_moves[..open].copy_from_slice(todo);
         let mut budget = tuning.trial_nodes;
-        let mut cut = false;
-        while open > 0 && !cut {
+        while open > 0 {
             let mut left = 0;
             for k in 0..open {
                 let i = open_moves[k];
@@ -583,7 +582,8 @@ pub fn search<L: Lanes>(
                 }
                 resolved = resolved.min(d);
                 if raise(&mut best, &mut best_move, &mut alpha, v, c.house, beta) {
-                    cut = true;
+                    // Refuted: the moves still open need no search.
+                    left = 0;
                     break;
                 }
             }
