@@ -41,7 +41,7 @@ pub struct SearchArgs {
     /// deep up to this many, 0 to 60 (0: none) [default: 15], for a first guess of the value
     /// and the move order of the exact search (within 16 M nodes in all). The values found do
     /// not depend on it; the work can, a great deal and either way: on one thread, without
-    /// levels, Kalah(8,2) takes 1.5 M nodes with 15 and 79 M with 18, Kalah(4,5) 1.2 M and
+    /// levels, Kalah(8,2) takes 1.5 M nodes with 15 and 9.3 M with 18, Kalah(4,5) 1.2 M and
     /// 1.0 M (docs/performance.md).
     #[arg(long, value_name = "PLIES", value_parser = super::args::deepening())]
     pub deepening: Option<u8>,

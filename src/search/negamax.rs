@@ -46,9 +46,10 @@ pub struct Tuning {
     /// Iterative deepening: plies added per iteration before the exact search (0: none).
     pub deepening_step: u8,
     /// The deepest depth-limited iteration; the next one searches to the end. 15 by default:
-    /// a pass to 18 left a move order that made the exact search of Kalah(8,2) 50 times larger
-    /// and of Kalah(9,2) hundreds of times, and 15 took 4-12% fewer nodes on the search
-    /// benchmark (docs/performance.md).
+    /// before the trials near the root, a pass to 18 left a move order that made the exact
+    /// search of Kalah(8,2) 50 times larger and of Kalah(9,2) hundreds of times (with them, 6
+    /// and 3 times), and 15 took 4-12% fewer nodes on the search benchmark
+    /// (docs/performance.md).
     pub deepening_max: u8,
     /// Nodes the depth-limited iterations may take in all: past them the iteration under way
     /// stops and the exact search starts from the last value found. On a small root they cost
