@@ -87,9 +87,15 @@ def outcome(v):
 
 
 def rule_sets_table(starts):
-    """One row a cell valued under ManKalah's rules two ways that agree."""
-    values = {(r["houses"], r["seeds"]): r["value"] for r in starts if r["rules"] == "standard"}
-    cells = {}
+    """One row a standard cell of the table above: its ManKalah values where it was valued under
+    ManKalah's rules two ways that agree (else dashes), and KGP's winner, Kalah's."""
+    runs_of = {}
+    for r in starts:
+        if r["rules"] == "standard":
+            runs_of.setdefault((r["houses"], r["seeds"]), []).append(r)
+    # The cells of the table above: solved two ways.
+    values = {cell: runs[0]["value"] for cell, runs in runs_of.items() if len(runs) >= 2}
+    cells = {cell: [] for cell in values}
     for row in read_runs(MANKALAH):
         cells.setdefault((row["houses"], row["seeds"]), []).append(row)
     rows = [
@@ -99,7 +105,13 @@ def rule_sets_table(starts):
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for (m, n), runs in sorted(cells.items()):
-        if len(runs) < 2 or (m, n) not in values:
+        if (m, n) not in values:
+            continue
+        v = values[(m, n)]
+        if len(runs) < 2:
+            ways = "; ".join(r["way"] for r in runs_of[(m, n)])
+            rows.append(f"| Kalah({m},{n}) | — | — | — | {outcome(v)} ({signed(v)}) | "
+                        f"Kalah's: {ways} |")
             continue
         first = runs[0]
         for run in runs[1:]:
@@ -117,7 +129,6 @@ def rule_sets_table(starts):
             f"{s['house']}{'*' if s['kalah_extra_turn'] else ''}: {signed(s['north_value'])}"
             for s in first["first_sowings"])
         ways = "; ".join(sorted(r["way"] for r in runs))
-        v = values[(m, n)]
         rows.append(f"| Kalah({m},{n}) | {signed(first['value_pie'])} ({best('best_pie')}) | "
                     f"{signed(first['value_no_pie'])} ({best('best_no_pie')}) | {sowings} | "
                     f"{outcome(v)} ({signed(v)}) | {ways} |")
