@@ -113,6 +113,7 @@ impl Hints {
                     state.houses(kalah::Side::South).len(),
                     seeds,
                     db.as_ref().map(|d| d.max_level()),
+                    rules,
                 ),
                 ..SolverConfig::default()
             };

@@ -385,7 +385,7 @@ fn campaign_solver(
 ) -> Result<(Solver, Option<std::sync::Arc<kalah::db::Tablebase>>), CliError> {
     let (houses, rules) = (root.houses_per_side(), root.rules());
     let db = args.db.open(houses, rules)?;
-    let mut config = config_with(args, houses, root.seeds_on_board(), db.as_ref());
+    let mut config = config_with(args, houses, rules, root.seeds_on_board(), db.as_ref());
     args.table.fit(
         &mut config,
         houses,
@@ -407,7 +407,7 @@ fn solver_with(
     seeds: u32,
     db: Option<std::sync::Arc<kalah::db::Tablebase>>,
 ) -> Result<Solver, CliError> {
-    let config = config_with(args, houses, seeds, db.as_ref());
+    let config = config_with(args, houses, rules, seeds, db.as_ref());
     super::search::new_solver(houses, rules, config, db)
 }
 
@@ -416,6 +416,7 @@ fn solver_with(
 fn config_with(
     args: &ProveArgs,
     houses: usize,
+    rules: Rules,
     seeds: u32,
     db: Option<&std::sync::Arc<kalah::db::Tablebase>>,
 ) -> SolverConfig {
@@ -425,7 +426,7 @@ fn config_with(
         threads: args.threads.unwrap_or(default.threads),
         tt_mib: args
             .tt_mb
-            .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, top)),
+            .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, top, rules)),
         ..default
     }
 }

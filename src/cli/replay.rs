@@ -115,8 +115,8 @@ impl Judge {
         solve_seeds: u32,
         estimates: bool,
     ) -> Result<Judge, CliError> {
-        let tt_mib =
-            kalah::search::auto_table_mib(houses, solve_seeds, db.as_ref().map(|d| d.max_level()));
+        let top = db.as_ref().map(|d| d.max_level());
+        let tt_mib = kalah::search::auto_table_mib(houses, solve_seeds, top, rules);
         let config = SolverConfig {
             tt_mib,
             ..SolverConfig::default()

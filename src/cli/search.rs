@@ -25,9 +25,11 @@ pub struct SearchArgs {
 
     /// Transposition table size in MiB, 1 to the machine's physical memory. Default: for this
     /// board, the least of: by the seeds (512 MiB for Kalah(6,4), doubling every 6 seeds,
-    /// 16 to 8192; with databases, by the seeds above them: 8 MiB for 24, 2048 for 32), room
-    /// for every board that can occur (1 MiB for Kalah(2,2)), and a quarter of the physical
-    /// memory. A table above 512 MiB is used from 64 MiB up, growing with the search.
+    /// 16 to 8192; with databases, by the seeds above them: 8 MiB for 24, 2048 for 32; from 7
+    /// houses a side, at least a byte for every 4 nodes the cost model expects: 1024 for
+    /// Kalah(10,2)), room for every board that can occur (1 MiB for Kalah(2,2)), and a quarter
+    /// of the physical memory. A table above 512 MiB is used from 64 MiB up, growing with the
+    /// search.
     #[arg(long = "tt-mb", value_name = "MIB", value_parser = super::args::mib())]
     pub tt_mb: Option<usize>,
 
@@ -191,7 +193,7 @@ impl SearchArgs {
             ..
         } = work;
         if let Some(tablebase) = files {
-            let config = self.config(houses, seeds, Some(tablebase.max_level()));
+            let config = self.config(houses, rules, seeds, Some(tablebase.max_level()));
             self.confirm_cost(root, work, Some(tablebase.max_level()), &config)?;
             let db = SearchDb {
                 tablebase: Some(tablebase),
@@ -202,7 +204,7 @@ impl SearchArgs {
             return Ok((config, db));
         }
         let top = self.memory_top(houses, seeds);
-        let config = self.config(houses, seeds, top);
+        let config = self.config(houses, rules, seeds, top);
         self.confirm_cost(root, work, top, &config)?;
         let db = match top {
             Some(top) => {
@@ -258,7 +260,7 @@ impl SearchArgs {
                 None => (None, "no endgame levels".to_owned()),
             },
         };
-        let threads = self.config(houses, seeds, top).threads;
+        let threads = self.config(houses, p.rules(), seeds, top).threads;
         let nodes = Work::of(p, every_move).nodes(top);
         let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
         let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
@@ -341,14 +343,20 @@ impl SearchArgs {
         )))
     }
 
-    /// The solver's settings for a board of `houses` houses a side with `seeds` seeds,
-    /// searched with databases up to `db_top` seeds if any.
-    pub fn config(&self, houses: usize, seeds: u32, db_top: Option<u32>) -> SolverConfig {
+    /// The solver's settings for a board of `houses` houses a side under `rules` with `seeds`
+    /// seeds, searched with databases up to `db_top` seeds if any.
+    pub fn config(
+        &self,
+        houses: usize,
+        rules: Rules,
+        seeds: u32,
+        db_top: Option<u32>,
+    ) -> SolverConfig {
         let default = SolverConfig::default();
         SolverConfig {
             tt_mib: self
                 .tt_mb
-                .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, db_top)),
+                .unwrap_or_else(|| kalah::search::auto_table_mib(houses, seeds, db_top, rules)),
             algorithm: self.algorithm,
             threads: self.threads.unwrap_or(default.threads),
             tuning: kalah::search::negamax::Tuning {

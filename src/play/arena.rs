@@ -335,6 +335,7 @@ pub fn play_match(
                 config.rules.houses,
                 seeds,
                 res.db.as_ref().map(|d| d.max_level()),
+                config.rules.rules.kalah().unwrap_or(Rules::Standard),
             );
             let perfect_players = [a, b]
                 .iter()

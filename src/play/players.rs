@@ -385,6 +385,7 @@ impl Perfect {
                     houses,
                     total,
                     res.db.as_ref().map(|d| d.max_level()),
+                    rules,
                 ),
                 mib => mib,
             },

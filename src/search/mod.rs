@@ -139,20 +139,45 @@ pub fn auto_tt_mib_with_db(seeds: u32, top: u32) -> usize {
     ((16usize << (doublings + 1)) / 4).min(auto_tt_mib(seeds))
 }
 
-/// The table size for a board of `houses` houses a side with `seeds` seeds, searched with
-/// databases up to `db_top` seeds if any: the least of
-/// - by the seeds: [`auto_tt_mib_with_db`] or [`auto_tt_mib`] (the search grows with them);
+/// Boards of this many houses a side and more get at least [`auto_tt_mib_by_model`]: the
+/// sizes by the seeds were fitted on six houses, where a seed costs less.
+pub const MODEL_SIZED_MIN_HOUSES: usize = 7;
+
+/// A table size by the cost model ([`cost::estimated_nodes`] of the value alone): a byte for
+/// every 4 nodes it expects, rounded up to a power of two. The sizes by the seeds were fitted
+/// on six houses; a wide board's search of the same seeds is far larger (a house more costs
+/// 3.3 times at equal seeds), and a table too small for it costs the trials near the root their
+/// gain, each move tried again finding little of its last try. Measured on the 2-core AMD EPYC,
+/// one thread, the value of the start, no levels: Kalah(10,2) standard 566 M nodes with
+/// 128 MiB (the size by its 40 seeds), 243 M with 1 GiB (this size), 229 M with 4 GiB (before
+/// the trials, 384 M with 128 MiB); Kalah(11,2) empty-capture 255 M with 256 MiB, 144 M with
+/// 512 MiB (this size); Kalah(12,1) standard 165 M with 32 MiB, 82 M with 64 MiB (this size).
+pub fn auto_tt_mib_by_model(houses: usize, seeds: u32, db_top: Option<u32>, rules: Rules) -> usize {
+    let nodes = cost::estimated_nodes(houses, seeds, db_top, rules, false);
+    let mib = (nodes / 4.0 / f64::from(1 << 20))
+        .ceil()
+        .clamp(1.0, f64::from(1 << 30));
+    (mib as usize).next_power_of_two()
+}
+
+/// The table size for a board of `houses` houses a side with `seeds` seeds and capture rule
+/// `rules`, searched with databases up to `db_top` seeds if any: the least of
+/// - by the seeds: [`auto_tt_mib_with_db`] or [`auto_tt_mib`] (the search grows with them),
+///   or from [`MODEL_SIZED_MIN_HOUSES`] houses on, [`auto_tt_mib_by_model`] if that is more;
 /// - by the boards that can occur: room for one entry of each board the search may store
 ///   ([`boards_above`]), so that a tiny board gets a megabyte;
 /// - by the machine: a quarter of its physical memory ([`table_memory_cap_mib`]).
 ///
 /// The table is only an upper bound on the memory used: a search uses a part of it that
 /// grows with its nodes ([`tt::TranspositionTable::grow`]).
-pub fn auto_table_mib(houses: usize, seeds: u32, db_top: Option<u32>) -> usize {
-    let by_seeds = match db_top {
+pub fn auto_table_mib(houses: usize, seeds: u32, db_top: Option<u32>, rules: Rules) -> usize {
+    let mut by_seeds = match db_top {
         Some(top) => auto_tt_mib_with_db(seeds, top),
         None => auto_tt_mib(seeds),
     };
+    if houses >= MODEL_SIZED_MIN_HOUSES {
+        by_seeds = by_seeds.max(auto_tt_mib_by_model(houses, seeds, db_top, rules));
+    }
     let entry_bytes = (tt::TranspositionTable::BUCKET_BYTES / 4) as f64;
     let by_boards = boards_above(houses, seeds, db_top) * entry_bytes / f64::from(1 << 20);
     let by_boards = if by_boards >= by_seeds as f64 {
@@ -976,6 +1001,8 @@ impl Solver {
 
 #[cfg(test)]
 mod tests {
+    use crate::Rules;
+
     #[test]
     fn auto_table_size_grows_with_the_seeds() {
         assert_eq!(super::auto_tt_mib(0), 16);
@@ -999,14 +1026,42 @@ mod tests {
         assert_eq!(super::boards_above(1, 2, Some(2)), 0.0);
         // Kalah(2,2): 495 boards of at most 8 seeds; a megabyte.
         assert_eq!(super::boards_above(2, 8, None), 495.0);
-        assert_eq!(super::auto_table_mib(2, 8, None), 1);
-        assert_eq!(super::auto_table_mib(1, 2, None), 1);
+        assert_eq!(super::auto_table_mib(2, 8, None, Rules::Standard), 1);
+        assert_eq!(super::auto_table_mib(1, 2, None, Rules::Standard), 1);
         // Kalah(6,4) and (6,5) keep their sizes (unless the machine has less than 2 GiB, or
         // 8 GiB for (6,5)).
         let cap = super::table_memory_cap_mib();
-        assert_eq!(super::auto_table_mib(6, 48, None), 512.min(cap));
-        assert_eq!(super::auto_table_mib(6, 48, Some(24)), 8.min(cap));
-        assert_eq!(super::auto_table_mib(6, 60, Some(28)), 2048.min(cap));
+        assert_eq!(
+            super::auto_table_mib(6, 48, None, Rules::Standard),
+            512.min(cap)
+        );
+        assert_eq!(
+            super::auto_table_mib(6, 48, Some(24), Rules::Standard),
+            8.min(cap)
+        );
+        assert_eq!(
+            super::auto_table_mib(6, 60, Some(28), Rules::Standard),
+            2048.min(cap)
+        );
+        // Wide boards by the cost model, never below the size by the seeds: Kalah(10,2)
+        // standard 1 GiB (128 MiB by its seeds), empty-capture 128 MiB (the model expects 16
+        // times fewer nodes); Kalah(8,2) keeps 64 MiB; Kalah(7,4) on the levels 0..24 1 GiB.
+        assert_eq!(
+            super::auto_table_mib(10, 40, None, Rules::Standard),
+            1024.min(cap)
+        );
+        assert_eq!(
+            super::auto_table_mib(10, 40, None, Rules::EmptyCapture),
+            128.min(cap)
+        );
+        assert_eq!(
+            super::auto_table_mib(8, 32, None, Rules::Standard),
+            64.min(cap)
+        );
+        assert_eq!(
+            super::auto_table_mib(7, 56, Some(24), Rules::Standard),
+            1024.min(cap)
+        );
     }
 
     #[test]

@@ -609,7 +609,13 @@ fn solver_for(
             _ => None,
         };
         let keeps_file = paths.table_top == Some(top);
-        let mut config = config_with(args, houses, fact.position.seeds_on_board(), db.as_ref());
+        let mut config = config_with(
+            args,
+            houses,
+            rules,
+            fact.position.seeds_on_board(),
+            db.as_ref(),
+        );
         if keeps_file {
             let user = TableOrigin::Checks { top };
             args.table
