@@ -1029,39 +1029,27 @@ mod tests {
         assert_eq!(super::auto_table_mib(2, 8, None, Rules::Standard), 1);
         assert_eq!(super::auto_table_mib(1, 2, None, Rules::Standard), 1);
         // Kalah(6,4) and (6,5) keep their sizes (unless the machine has less than 2 GiB, or
-        // 8 GiB for (6,5)).
+        // 8 GiB for (6,5)). Wide boards by the cost model, never below the size by the seeds:
+        // Kalah(10,2) standard 1 GiB (128 MiB by its seeds), empty-capture 128 MiB (the model
+        // expects 16 times fewer nodes); Kalah(8,2) keeps 64 MiB; Kalah(7,4) on the levels
+        // 0..24 1 GiB.
         let cap = super::table_memory_cap_mib();
-        assert_eq!(
-            super::auto_table_mib(6, 48, None, Rules::Standard),
-            512.min(cap)
-        );
-        assert_eq!(
-            super::auto_table_mib(6, 48, Some(24), Rules::Standard),
-            8.min(cap)
-        );
-        assert_eq!(
-            super::auto_table_mib(6, 60, Some(28), Rules::Standard),
-            2048.min(cap)
-        );
-        // Wide boards by the cost model, never below the size by the seeds: Kalah(10,2)
-        // standard 1 GiB (128 MiB by its seeds), empty-capture 128 MiB (the model expects 16
-        // times fewer nodes); Kalah(8,2) keeps 64 MiB; Kalah(7,4) on the levels 0..24 1 GiB.
-        assert_eq!(
-            super::auto_table_mib(10, 40, None, Rules::Standard),
-            1024.min(cap)
-        );
-        assert_eq!(
-            super::auto_table_mib(10, 40, None, Rules::EmptyCapture),
-            128.min(cap)
-        );
-        assert_eq!(
-            super::auto_table_mib(8, 32, None, Rules::Standard),
-            64.min(cap)
-        );
-        assert_eq!(
-            super::auto_table_mib(7, 56, Some(24), Rules::Standard),
-            1024.min(cap)
-        );
+        for (houses, seeds, top, rules, mib) in [
+            (6, 48, None, Rules::Standard, 512),
+            (6, 48, Some(24), Rules::Standard, 8),
+            (6, 60, Some(28), Rules::Standard, 2048),
+            (10, 40, None, Rules::Standard, 1024),
+            (10, 40, None, Rules::EmptyCapture, 128),
+            (8, 32, None, Rules::Standard, 64),
+            (7, 56, Some(24), Rules::Standard, 1024),
+        ] {
+            let got = super::auto_table_mib(houses, seeds, top, rules);
+            assert_eq!(
+                got,
+                mib.min(cap),
+                "{houses} houses, {seeds} seeds, {top:?}, {rules}"
+            );
+        }
     }
 
     #[test]
