@@ -58,10 +58,16 @@ def read_runs(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def table(starts):
+def by_cell(starts):
+    """The runs of each cell, (houses, seeds, rules)."""
     cells = {}
     for run in starts:
         cells.setdefault((run["houses"], run["seeds"], run["rules"]), []).append(run)
+    return cells
+
+
+def table(starts):
+    cells = by_cell(starts)
     rows = [
         "| variant | rules | value (best first moves) | every first move | the two ways, wall time on "
         "2 cores beside other work (a campaign's: CPU time) |",
@@ -89,10 +95,8 @@ def outcome(v):
 def rule_sets_table(starts):
     """One row a standard cell of the table above: its ManKalah values where it was valued under
     ManKalah's rules two ways that agree (else dashes), and KGP's winner, Kalah's."""
-    runs_of = {}
-    for r in starts:
-        if r["rules"] == "standard":
-            runs_of.setdefault((r["houses"], r["seeds"]), []).append(r)
+    runs_of = {(m, n): runs for (m, n, rules), runs in by_cell(starts).items()
+               if rules == "standard"}
     # The cells of the table above: solved two ways.
     values = {cell: runs[0]["value"] for cell, runs in runs_of.items() if len(runs) >= 2}
     cells = {cell: [] for cell in values}
