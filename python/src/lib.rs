@@ -521,7 +521,8 @@ fn solve(
     let config = SolverConfig {
         threads,
         tt_mib: tt_mb.unwrap_or_else(|| {
-            kalah::search::auto_table_mib(houses, seeds, levels.as_ref().map(|l| l.max_level()))
+            let top = levels.as_ref().map(|l| l.max_level());
+            kalah::search::auto_table_mib(houses, seeds, top, rules)
         }),
         ..SolverConfig::default()
     };
