@@ -259,6 +259,96 @@ fn db_build_dry_run_states_the_exact_size_and_builds_nothing() {
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 
+/// `db build --by-pairs`, stopped by Ctrl-C in its top level, keeps the finished levels, says
+/// so, and run again resumes to the bytes of a build of whole levels; its dry run names the
+/// room the pairs take.
+#[test]
+fn db_build_by_pairs_resumes_an_interrupted_level_to_the_same_bytes() {
+    use std::io::{BufRead, Read};
+    let root = fresh_dir("by-pairs");
+    let (pairs, whole) = (root.join("pairs"), root.join("whole"));
+    let build = |dir: &std::path::Path, by_pairs: bool| {
+        let mut command = cli_common::command();
+        command.args(["db", "build", "--houses", "5", "--max-seeds", "24", "--yes"]);
+        if by_pairs {
+            command.arg("--by-pairs");
+        }
+        command
+            .arg("--dir")
+            .arg(dir)
+            .env("KALAH_PROGRESS_EVERY", "0");
+        command
+    };
+    let out = cli_common::command()
+        .args([
+            "db",
+            "build",
+            "-m",
+            "5",
+            "--max-seeds",
+            "24",
+            "--by-pairs",
+            "--dry-run",
+        ])
+        .arg("--dir")
+        .arg(&pairs)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("of pairs while a level is built"),
+        "{out:?}"
+    );
+    // Stopped when level 23 is reported done: the top level, the largest, is under way.
+    let mut child = build(&pairs, true)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 && !line.starts_with("  level 23:") {
+        line.clear();
+    }
+    assert!(
+        line.starts_with("  level 23:"),
+        "the build ended before its top level"
+    );
+    cli_common::interrupt(&child);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(
+        rest.contains(
+            "the pairs of tables finished in the level under way and every finished level are kept"
+        ),
+        "{rest}"
+    );
+    let top = kalah::db::level_file_name(5, kalah::Rules::Standard, 24);
+    assert!(!pairs.join(&top).exists());
+    // Run again, it resumes; the files are those of a build of whole levels, and the pair
+    // files are gone.
+    for (dir, by_pairs) in [(&pairs, true), (&whole, false)] {
+        let out = build(dir, by_pairs).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let names = |dir: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&pairs), names(&whole));
+    for name in names(&whole).iter().filter(|n| n.ends_with(".kdb")) {
+        let read = |dir: &std::path::Path| std::fs::read(dir.join(name)).unwrap();
+        assert!(read(&pairs) == read(&whole), "{name} differs");
+    }
+    let _ = std::fs::remove_dir_all(root);
+}
+
 #[test]
 fn bad_input_gives_one_line_and_a_nonzero_exit() {
     let cases: &[(&[&str], &str)] = &[

@@ -724,17 +724,7 @@ pub(crate) enum Held {
 /// build fits in [`build_memory_limit`] when it holds `held`.
 pub(crate) fn plan(houses: usize, max_level: u32, held: Held) -> Result<Layout, DbError> {
     let layout = Layout::checked(houses, max_level)?;
-    let top = layout.level_len(max_level);
-    let entries: u64 = match held {
-        Held::TopLevel => top,
-        Held::AllLevels => {
-            top + (0..max_level)
-                .map(|k| packed_len(layout.level_len(k), packed::width(k)))
-                .sum::<u64>()
-        }
-        Held::LargestPair => largest_pair(&layout),
-    };
-    let needed = build_memory(&layout) - top + entries;
+    let needed = held_memory(&layout, held);
     let limit = build_memory_limit();
     if needed > limit {
         return Err(DbError::Unsupported(format!(
@@ -752,6 +742,38 @@ pub(crate) fn plan(houses: usize, max_level: u32, held: Held) -> Result<Layout, 
         )));
     }
     Ok(layout)
+}
+
+/// Bytes a build of `layout`'s levels needs at its peak when it holds `held` (see
+/// [`build_memory`]).
+fn held_memory(layout: &Layout, held: Held) -> u64 {
+    let max_level = layout.max_level();
+    let top = layout.level_len(max_level);
+    let entries: u64 = match held {
+        Held::TopLevel => top,
+        Held::AllLevels => {
+            top + (0..max_level)
+                .map(|k| packed_len(layout.level_len(k), packed::width(k)))
+                .sum::<u64>()
+        }
+        Held::LargestPair => largest_pair(layout),
+    };
+    build_memory(layout) - top + entries
+}
+
+/// Bytes a build into files of the levels `0..=max_level` of `houses` houses needs in memory
+/// at its peak: its top level, one byte an entry (or, `by_pairs`, the largest pair of tables of
+/// the top level, as each rank of [`crate::db::distributed`] holds), and the move tables. An
+/// error if databases do not index those levels; whether it fits this machine is not asked
+/// (see [`build_memory_limit`]).
+pub fn build_memory_held(houses: usize, max_level: u32, by_pairs: bool) -> Result<u64, DbError> {
+    let layout = Layout::checked(houses, max_level)?;
+    let held = if by_pairs {
+        Held::LargestPair
+    } else {
+        Held::TopLevel
+    };
+    Ok(held_memory(&layout, held))
 }
 
 /// Reports `done` of the `total` entries of level `level`, begun at `start`; `finished`: the

@@ -45,7 +45,9 @@ pub mod upgrade;
 pub mod verify;
 pub mod warm;
 
-pub use build::{BuildCost, BuildProgress, BuildReport, build, build_cost, build_in_memory};
+pub use build::{
+    BuildCost, BuildProgress, BuildReport, build, build_cost, build_in_memory, build_memory_held,
+};
 pub use index::{Layout, MAX_DB_HOUSES, MAX_LEVEL, level_len};
 pub use storage::{Access, Level, Storage};
 pub use tablebase::Tablebase;
