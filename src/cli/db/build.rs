@@ -69,9 +69,9 @@ pub struct BuildArgs {
     /// rank builds its share of every level (pairs of tables, dealt largest first to the rank
     /// with the least), over the levels below read from DIR, which every rank must see; rank 0
     /// writes each level from the shares. The files are byte-identical to a build without
-    /// --mpi, and a killed job run again resumes (see --by-pairs). Rank 0 asks, draws the progress and prints
-    /// the report. Needs a kalah built with `cargo build --release --features mpi` (which needs
-    /// Open MPI and libclang).
+    /// --mpi, and a killed job run again resumes (see --by-pairs). Rank 0 asks, draws the
+    /// progress and prints the report. Needs a kalah built with `cargo build --release
+    /// --features mpi` (which needs Open MPI and libclang).
     #[arg(long)]
     mpi: bool,
 }
@@ -392,13 +392,7 @@ fn dry_run(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError>
     let free = kalah::files::free_space(dir).map_or("unknown space".to_owned(), human_bytes);
     let memory = kalah::db::build_memory_held(args.houses, args.max_seeds, args.by_pairs)
         .map_err(|e| CliError::input(format!("cannot build the database: {e}")))?;
-    let pairs = match pair_bytes(args, &cost) {
-        0 => String::new(),
-        bytes => format!(
-            " and {} of pairs while a level is built",
-            human_bytes(bytes)
-        ),
-    };
+    let pairs = pairs_phrase(args, &cost);
     println!(
         "{variant}, levels {} into {}: {} entries, {} bytes ({}) to write{pairs}, {free} free \
          there, about {} on {threads} thread{}, holding {} in memory (--dry-run: nothing built)",
