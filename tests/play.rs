@@ -876,6 +876,7 @@ fn a_hint_at_the_start_of_kalah_6_4_comes_from_the_book() {
         text.contains("3:+8") && text.contains("(from the opening books)"),
         "{text}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
