@@ -300,12 +300,7 @@ fn db_build_by_pairs_resumes_an_interrupted_level_to_the_same_bytes() {
         "{out:?}"
     );
     // Stopped when level 23 is reported done: the top level, the largest, is under way.
-    let mut child = build(&pairs, true)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (mut child, mut stderr) = cli_common::spawn_reading_stderr(&mut build(&pairs, true));
     let mut line = String::new();
     while stderr.read_line(&mut line).unwrap() > 0 && !line.starts_with("  level 23:") {
         line.clear();
@@ -915,23 +910,20 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
     let mut small = vec!["analyze", "<6,0,0,1,0,0,2,0,1,0,1,0,3,0,0>"];
     small.extend_from_slice(&args);
     assert!(kalah(&small).status.success());
-    let mut child = cli_common::command()
-        .args([
-            "solve",
-            "-m",
-            "6",
-            "-n",
-            "4",
-            "--value-only",
-            "--memory-db",
-            "off",
-        ])
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (mut child, mut stderr) = cli_common::spawn_reading_stderr(
+        cli_common::command()
+            .args([
+                "solve",
+                "-m",
+                "6",
+                "-n",
+                "4",
+                "--value-only",
+                "--memory-db",
+                "off",
+            ])
+            .args(args),
+    );
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
     assert!(line.starts_with("table loaded from"), "{line}");

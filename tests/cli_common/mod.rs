@@ -159,6 +159,23 @@ pub fn interrupt(child: &std::process::Child) {
     signal(child, "INT");
 }
 
+/// Starts `command` with its stdout dropped and its stderr piped, to be read a line at a time
+/// while it runs.
+pub fn spawn_reading_stderr(
+    command: &mut Command,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    let mut child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the kalah binary starts");
+    let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr is piped"));
+    (child, stderr)
+}
+
 /// Runs `command` (its stdout and stderr captured), sends it Ctrl-C after `wait`, and returns
 /// its output once it has ended (within 30 s, else the test fails).
 pub fn interrupted_after(command: &mut Command, wait: std::time::Duration) -> Output {
