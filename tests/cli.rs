@@ -912,16 +912,7 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
     assert!(kalah(&small).status.success());
     let (mut child, mut stderr) = cli_common::spawn_reading_stderr(
         cli_common::command()
-            .args([
-                "solve",
-                "-m",
-                "6",
-                "-n",
-                "4",
-                "--value-only",
-                "--memory-db",
-                "off",
-            ])
+            .args("solve -m 6 -n 4 --value-only --memory-db off".split(' '))
             .args(args),
     );
     let mut line = String::new();
