@@ -267,31 +267,17 @@ fn db_build_by_pairs_resumes_an_interrupted_level_to_the_same_bytes() {
     use std::io::{BufRead, Read};
     let root = fresh_dir("by-pairs");
     let (pairs, whole) = (root.join("pairs"), root.join("whole"));
-    let build = |dir: &std::path::Path, by_pairs: bool| {
+    // `db build` of the 5-house levels up to 24 into `dir`, with `options`.
+    let build = |dir: &std::path::Path, options: &[&str]| {
         let mut command = cli_common::command();
-        command.args(["db", "build", "--houses", "5", "--max-seeds", "24", "--yes"]);
-        if by_pairs {
-            command.arg("--by-pairs");
-        }
         command
-            .arg("--dir")
+            .args(["db", "build", "--houses", "5", "--max-seeds", "24", "--dir"])
             .arg(dir)
+            .args(options)
             .env("KALAH_PROGRESS_EVERY", "0");
         command
     };
-    let out = cli_common::command()
-        .args([
-            "db",
-            "build",
-            "-m",
-            "5",
-            "--max-seeds",
-            "24",
-            "--by-pairs",
-            "--dry-run",
-        ])
-        .arg("--dir")
-        .arg(&pairs)
+    let out = build(&pairs, &["--by-pairs", "--dry-run"])
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
@@ -300,7 +286,8 @@ fn db_build_by_pairs_resumes_an_interrupted_level_to_the_same_bytes() {
         "{out:?}"
     );
     // Stopped when level 23 is reported done: the top level, the largest, is under way.
-    let (mut child, mut stderr) = cli_common::spawn_reading_stderr(&mut build(&pairs, true));
+    let (mut child, mut stderr) =
+        cli_common::spawn_reading_stderr(&mut build(&pairs, &["--by-pairs", "--yes"]));
     let mut line = String::new();
     while stderr.read_line(&mut line).unwrap() > 0 && !line.starts_with("  level 23:") {
         line.clear();
@@ -324,8 +311,8 @@ fn db_build_by_pairs_resumes_an_interrupted_level_to_the_same_bytes() {
     assert!(!pairs.join(&top).exists());
     // Run again, it resumes; the files are those of a build of whole levels, and the pair
     // files are gone.
-    for (dir, by_pairs) in [(&pairs, true), (&whole, false)] {
-        let out = build(dir, by_pairs).output().unwrap();
+    for (dir, options) in [(&pairs, &["--by-pairs", "--yes"][..]), (&whole, &["--yes"])] {
+        let out = build(dir, options).output().unwrap();
         assert!(out.status.success(), "{out:?}");
     }
     let names = |dir: &std::path::Path| {
