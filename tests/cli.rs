@@ -331,6 +331,34 @@ fn db_build_by_pairs_resumes_an_interrupted_level_to_the_same_bytes() {
     let _ = std::fs::remove_dir_all(root);
 }
 
+/// The dry run of a resumed build by pairs counts only the pair files still to write: with
+/// every pair of its top level already on disk, it names no room for pairs.
+#[test]
+fn db_build_by_pairs_counts_the_pair_files_already_written() {
+    let dir = fresh_dir("by-pairs-room");
+    let build = |options: &[&str]| {
+        let out = cli_common::command()
+            .args(["db", "build", "--houses", "5", "--by-pairs", "--dir"])
+            .arg(&dir)
+            .args(options)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    build(&["--max-seeds", "12", "--yes"]);
+    let dry_run = || build(&["--max-seeds", "13", "--dry-run"]);
+    assert!(dry_run().contains("of pairs while a level is built"));
+    // A stand-in as long as the level's pairs (the dry run reads only their lengths).
+    let rules = kalah::Rules::Standard;
+    let name = kalah::db::distributed::pair_file_name(5, rules, 13, 0);
+    let stand_in = std::fs::File::create(dir.join(name)).unwrap();
+    stand_in.set_len(kalah::db::level_len(5, 13)).unwrap();
+    let said = dry_run();
+    assert!(!said.contains("of pairs"), "{said}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn bad_input_gives_one_line_and_a_nonzero_exit() {
     let cases: &[(&[&str], &str)] = &[

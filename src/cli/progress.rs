@@ -301,12 +301,13 @@ impl Indicator {
         self.shared.job.lock().expect("not poisoned").message = message.into();
     }
 
-    /// Starts a new phase: what is done, its total, no units done, no message, the clock
-    /// (and the rate) from now.
-    pub fn restart(&self, what: impl Into<String>, total: Option<u64>) {
+    /// Starts a new phase: what is done, its total and unit (`""`: it counts nothing), no
+    /// units done, no message, the clock (and the rate) from now.
+    pub fn restart(&self, what: impl Into<String>, total: Option<u64>, unit: &'static str) {
         let mut job = self.shared.job.lock().expect("not poisoned");
         job.what = what.into();
         job.total = total;
+        job.unit = unit;
         job.message.clear();
         job.started = Instant::now();
         self.shared.done.store(0, Ordering::Relaxed);
@@ -481,8 +482,14 @@ mod tests {
         indicator.set_done(5);
         indicator.inc(1);
         assert_eq!(indicator.shared.done.load(Ordering::Relaxed), 11);
-        indicator.restart("next", Some(3));
+        indicator.restart("next", Some(3), "games");
         assert_eq!(indicator.shared.done.load(Ordering::Relaxed), 0);
+        assert!(
+            indicator
+                .shared
+                .line()
+                .starts_with("next: 0/3 games (0%), ")
+        );
         assert!(indicator.ticker.is_none());
         assert_eq!(indicator.suspend(|| 7), 7);
     }

@@ -220,7 +220,8 @@ struct BuildDisplay {
 impl BuildDisplay {
     fn new(args: &BuildArgs) -> BuildDisplay {
         BuildDisplay {
-            indicator: Indicator::bar("level 0", 0, "entries"),
+            // Until a level is under way: the checksums of the levels already built.
+            indicator: Indicator::bar("checking the levels already built", 0, ""),
             shown: std::sync::atomic::AtomicU32::new(u32::MAX),
             above: (0..=args.max_seeds)
                 .map(|k| {
@@ -258,7 +259,7 @@ impl BuildDisplay {
                 .swap(p.level, std::sync::atomic::Ordering::Relaxed)
                 != p.level
             {
-                indicator.restart(format!("level {}", p.level), Some(p.total));
+                indicator.restart(format!("level {}", p.level), Some(p.total), "entries");
             }
             indicator.set_done(p.done);
             // The whole build at this level's rate: a lower bound, as the rate falls with
@@ -392,7 +393,7 @@ fn dry_run(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError>
     let free = kalah::files::free_space(dir).map_or("unknown space".to_owned(), human_bytes);
     let memory = kalah::db::build_memory_held(args.houses, args.max_seeds, args.by_pairs)
         .map_err(|e| CliError::input(format!("cannot build the database: {e}")))?;
-    let pairs = pairs_phrase(args, &cost);
+    let pairs = pairs_phrase(args, dir, &cost);
     println!(
         "{variant}, levels {} into {}: {} entries, {} bytes ({}) to write{pairs}, {free} free \
          there, about {} on {threads} thread{}, holding {} in memory (--dry-run: nothing built)",
@@ -410,8 +411,8 @@ fn dry_run(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), CliError>
 
 /// ` and 17.6 GB of pairs while a level is built`: what [`pair_bytes`] adds to a build's
 /// size, in words; empty for a build of whole levels.
-fn pairs_phrase(args: &BuildArgs, cost: &kalah::db::BuildCost) -> String {
-    match pair_bytes(args, cost) {
+fn pairs_phrase(args: &BuildArgs, dir: &Path, cost: &kalah::db::BuildCost) -> String {
+    match pair_bytes(args, dir, cost) {
         0 => String::new(),
         bytes => format!(
             " and {} of pairs while a level is built",
@@ -420,15 +421,25 @@ fn pairs_phrase(args: &BuildArgs, cost: &kalah::db::BuildCost) -> String {
     }
 }
 
-/// The most disk a build by pairs (--by-pairs, --mpi) needs beside its levels: the pair files
-/// of its largest level, one byte an entry, until the level is written from them; 0 for a
-/// build of whole levels.
-fn pair_bytes(args: &BuildArgs, cost: &kalah::db::BuildCost) -> u64 {
+/// The most disk a build by pairs (--by-pairs, --mpi) still needs beside its levels: the pair
+/// files of a level, one byte an entry, until the level is written from them, less those of its
+/// pair files that `dir` already holds (a resumed build); the largest over its levels, and 0
+/// for a build of whole levels.
+fn pair_bytes(args: &BuildArgs, dir: &Path, cost: &kalah::db::BuildCost) -> u64 {
     if !(args.by_pairs || args.mpi) {
         return 0;
     }
-    let level = |&k: &u32| kalah::db::level_len(args.houses, k);
-    cost.levels.iter().map(level).max().unwrap_or(0)
+    let to_write = |&k: &u32| {
+        let written: u64 = (0..=k)
+            .filter_map(|a| {
+                let name = kalah::db::distributed::pair_file_name(args.houses, args.rules, k, a);
+                std::fs::metadata(dir.join(name)).ok()
+            })
+            .map(|meta| meta.len())
+            .sum();
+        kalah::db::level_len(args.houses, k).saturating_sub(written)
+    };
+    cost.levels.iter().map(to_write).max().unwrap_or(0)
 }
 
 /// Before a build: refuses it if the disk under `dir` cannot hold the levels to write, and for
@@ -440,7 +451,7 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
         return Ok(());
     }
     let free = kalah::files::free_space(dir).ok();
-    let needed = cost.bytes + pair_bytes(args, &cost);
+    let needed = cost.bytes + pair_bytes(args, dir, &cost);
     if let Some(free) = free.filter(|&free| free < needed) {
         return Err(CliError::failure(format!(
             "cannot build the database: levels {} need {} on disk{}, and {} has {} free",
@@ -458,7 +469,7 @@ fn confirm_build(args: &BuildArgs, dir: &Path, threads: usize) -> Result<(), Cli
     if cost.bytes <= ASK_ABOVE_BYTES || args.yes {
         return Ok(());
     }
-    let pairs = pairs_phrase(args, &cost);
+    let pairs = pairs_phrase(args, dir, &cost);
     eprintln!(
         "kalah db build: {} houses, {} rules, levels {} into {}: {} to write{pairs} ({} free \
          there), about {} on {threads} thread{}",
