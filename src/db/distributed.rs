@@ -96,6 +96,16 @@ pub fn pair_file_name(houses: usize, rules: Rules, k: u32, a: u32) -> String {
     format!("{}.tables-{a}-{}", level_file_name(houses, rules, k), k - a)
 }
 
+/// The entries that the pair files of level `k` in `dir` hold, by their lengths (unchecked: a
+/// damaged one is found, removed and rebuilt when a build resumes). What a build by pairs
+/// resumes from, and need not write again.
+pub fn pair_entries_on_disk(dir: &Path, houses: usize, rules: Rules, k: u32) -> u64 {
+    (0..=k)
+        .filter_map(|a| std::fs::metadata(dir.join(pair_file_name(houses, rules, k, a))).ok())
+        .map(|meta| meta.len().saturating_sub(PAIR_HEADER_LEN as u64))
+        .sum()
+}
+
 const PAIR_MAGIC: &[u8; 8] = b"KALAHPRT";
 const PAIR_HEADER_LEN: usize = 40;
 
@@ -375,25 +385,33 @@ impl Job<'_> {
             .iter()
             .map(|l| l.entries_unchecked().expect("a mapped level"))
             .collect();
+        // The pairs an earlier build finished count as done first, so that the entries done
+        // rise from there at the rate of this build.
+        let mut left = Vec::new();
         for &a in pairs {
-            let base = done.load(Ordering::Relaxed);
-            if !self.pair_is_whole(k, a)? {
-                let entries = self.pool.install(|| {
-                    build_pair(
-                        &self.layout,
-                        &self.sides,
-                        self.rules,
-                        &lower,
-                        k,
-                        a,
-                        self.cancel,
-                        &|d| {
-                            done.fetch_max(base + d, Ordering::Relaxed);
-                        },
-                    )
-                })?;
-                self.write_pair(k, a, &entries)?;
+            if self.pair_is_whole(k, a)? {
+                done.fetch_add(pair_len(&self.layout, k, a), Ordering::Relaxed);
+            } else {
+                left.push(a);
             }
+        }
+        for a in left {
+            let base = done.load(Ordering::Relaxed);
+            let entries = self.pool.install(|| {
+                build_pair(
+                    &self.layout,
+                    &self.sides,
+                    self.rules,
+                    &lower,
+                    k,
+                    a,
+                    self.cancel,
+                    &|d| {
+                        done.fetch_max(base + d, Ordering::Relaxed);
+                    },
+                )
+            })?;
+            self.write_pair(k, a, &entries)?;
             done.store(base + pair_len(&self.layout, k, a), Ordering::Relaxed);
         }
         Ok(())

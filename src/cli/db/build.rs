@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::super::CliError;
 use super::super::args::{print_json, rules_parser};
-use super::super::human::{human_bytes, human_duration, human_rate};
+use super::super::human::{human_bytes, human_count, human_duration, human_rate};
 use super::super::progress::Indicator;
 use super::{pool, writer_error};
 
@@ -98,7 +98,7 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
         return dry_run(&args, &dir, pool.current_num_threads());
     }
     confirm_build(&args, &dir, pool.current_num_threads())?;
-    let display = BuildDisplay::new(&args);
+    let display = BuildDisplay::new(&args, &dir);
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
     // Ctrl-C or SIGTERM stops the build between pieces of work, and says what is kept.
@@ -175,7 +175,7 @@ fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
         }
     }
     let pool = pool?;
-    let display = leader.then(|| BuildDisplay::new(&args));
+    let display = leader.then(|| BuildDisplay::new(&args, &dir));
     let cancel = AtomicBool::new(false);
     let started = Instant::now();
     let progress = |p| {
@@ -213,16 +213,23 @@ struct BuildDisplay {
     indicator: Indicator,
     /// The level the indicator shows (u32::MAX: none yet).
     shown: std::sync::atomic::AtomicU32,
+    /// Entries of the level shown that an earlier build by pairs left in its pair files: the
+    /// bar counts the rest, so that its rate and eta are this build's.
+    resumed: std::sync::atomic::AtomicU64,
+    /// Where a build by pairs keeps its pair files (None: a build of whole levels).
+    pairs: Option<(PathBuf, usize, kalah::Rules)>,
     /// Entries of the levels above each level, for the whole build's ETA.
     above: Vec<u64>,
 }
 
 impl BuildDisplay {
-    fn new(args: &BuildArgs) -> BuildDisplay {
+    fn new(args: &BuildArgs, dir: &Path) -> BuildDisplay {
         BuildDisplay {
             // Until a level is under way: the checksums of the levels already built.
             indicator: Indicator::bar("checking the levels already built", 0, ""),
             shown: std::sync::atomic::AtomicU32::new(u32::MAX),
+            resumed: std::sync::atomic::AtomicU64::new(0),
+            pairs: (args.by_pairs || args.mpi).then(|| (dir.to_owned(), args.houses, args.rules)),
             above: (0..=args.max_seeds)
                 .map(|k| {
                     (k + 1..=args.max_seeds)
@@ -234,6 +241,7 @@ impl BuildDisplay {
     }
 
     fn progress(&self, p: kalah::db::BuildProgress) {
+        use std::sync::atomic::Ordering::Relaxed;
         let indicator = &self.indicator;
         if p.finished {
             let rate = p.total as f64 / p.elapsed.as_secs_f64().max(1e-9);
@@ -253,28 +261,50 @@ impl BuildDisplay {
             };
             // One line a level on stderr, drawn above the bar on a terminal.
             indicator.println(line);
-        } else {
-            if self
-                .shown
-                .swap(p.level, std::sync::atomic::Ordering::Relaxed)
-                != p.level
-            {
-                indicator.restart(format!("level {}", p.level), Some(p.total), "entries");
-            }
-            indicator.set_done(p.done);
-            // The whole build at this level's rate: a lower bound, as the rate falls with
-            // the level (the levels below outgrow the caches).
-            let above = self.above[p.level as usize];
-            let left = p.total - p.done.min(p.total) + above;
-            let seconds = p.elapsed.as_secs_f64();
-            if above > 0 && p.done > 0 && seconds > 1.0 {
-                let eta = Duration::from_secs_f64(left as f64 * seconds / p.done as f64);
-                indicator.set_message(format!(
+            return;
+        }
+        if self.shown.swap(p.level, Relaxed) != p.level {
+            let resumed = match &self.pairs {
+                Some((dir, houses, rules)) => {
+                    kalah::db::distributed::pair_entries_on_disk(dir, *houses, *rules, p.level)
+                        .min(p.total)
+                }
+                None => 0,
+            };
+            self.resumed.store(resumed, Relaxed);
+            indicator.restart(
+                format!("level {}", p.level),
+                Some(p.total - resumed),
+                "entries",
+            );
+        }
+        let resumed = self.resumed.load(Relaxed);
+        let done = p.done.saturating_sub(resumed);
+        indicator.set_done(done);
+        // The whole build at this build's rate on this level: a lower bound, as the rate
+        // falls with the level (the levels below outgrow the caches).
+        let above = self.above[p.level as usize];
+        let left = p.total - p.done.min(p.total) + above;
+        let seconds = p.elapsed.as_secs_f64();
+        let mut message = match resumed {
+            0 => String::new(),
+            _ => format!("{} more from an earlier build", human_count(resumed)),
+        };
+        if above > 0 && done > 0 && seconds > 1.0 {
+            let eta = Duration::from_secs_f64(left as f64 * seconds / done as f64);
+            message = [
+                message,
+                format!(
                     "all levels: at least {} more (larger levels go slower)",
                     human_duration(eta)
-                ));
-            }
+                ),
+            ]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(", ");
         }
+        indicator.set_message(message);
     }
 }
 
@@ -430,13 +460,7 @@ fn pair_bytes(args: &BuildArgs, dir: &Path, cost: &kalah::db::BuildCost) -> u64 
         return 0;
     }
     let to_write = |&k: &u32| {
-        let written: u64 = (0..=k)
-            .filter_map(|a| {
-                let name = kalah::db::distributed::pair_file_name(args.houses, args.rules, k, a);
-                std::fs::metadata(dir.join(name)).ok()
-            })
-            .map(|meta| meta.len())
-            .sum();
+        let written = kalah::db::distributed::pair_entries_on_disk(dir, args.houses, args.rules, k);
         kalah::db::level_len(args.houses, k).saturating_sub(written)
     };
     cost.levels.iter().map(to_write).max().unwrap_or(0)
