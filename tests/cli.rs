@@ -1,6 +1,7 @@
 //! The `kalah` binary: JSON shapes, and bad input answered by one line and a non-zero exit.
 
 mod cli_common;
+mod common;
 use cli_common::{
     Watched, fresh_dir, json, kalah, kalah_watched, kalah_with_input, kalah_within, run_within,
 };
@@ -357,6 +358,76 @@ fn db_build_by_pairs_counts_the_pair_files_already_written() {
     let said = dry_run();
     assert!(!said.contains("of pairs"), "{said}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `--at-least V` against the naive solver: on positions of Kalah(3,2) and (4,2) played at
+/// random, both rules, every V around the value gets yes exactly when the value is at least V,
+/// and bounds that hold the value; V past every margin is answered from the seeds.
+#[test]
+fn at_least_agrees_with_the_naive_solver() {
+    use kalah::reference::RefPosition;
+    let mut rng = kalah::Rng::new(46);
+    for rules in kalah::Rules::ALL {
+        for (m, n) in [(3, 2), (4, 2)] {
+            let start = kalah::AnyPosition::start(kalah::Variant::new(m, n, rules).unwrap());
+            let setup: kalah::Setup = start.to_string().parse().unwrap();
+            let mut pos = RefPosition::from_setup(&setup, rules);
+            for _ in 0..3 {
+                if pos.is_over() {
+                    break;
+                }
+                let value = common::naive_value(&pos, &mut Default::default());
+                let literal = pos.to_setup().to_string();
+                for v in value - 3..=value + 3 {
+                    let at_least = v.to_string();
+                    let said = json(&[
+                        "analyze",
+                        &literal,
+                        "--rules",
+                        rules.as_str(),
+                        "--at-least",
+                        &at_least,
+                        "--no-book",
+                        "--json",
+                    ]);
+                    let context = format!("{literal} {rules} >= {v}: {said}");
+                    assert_eq!(said["holds"], value >= v, "{context}");
+                    let (lower, upper) = (said["lower"].as_i64(), said["upper"].as_i64());
+                    assert!(lower <= Some(i64::from(value)), "{context}");
+                    assert!(upper >= Some(i64::from(value)), "{context}");
+                    assert_eq!(said["source"], "search", "{context}");
+                }
+                let moves = pos.moves();
+                pos.play(moves[rng.below(moves.len() as u64) as usize]);
+            }
+        }
+    }
+    let seeds = json(&["solve", "-m", "4", "-n", "3", "--at-least", "25", "--json"]);
+    assert_eq!(seeds["holds"], false);
+    assert_eq!(
+        (seeds["source"].as_str(), seeds["upper"].as_i64()),
+        (Some("seeds"), Some(24))
+    );
+    for (args, says) in [
+        (&["--at-least", "65536"][..], "not in -65535..=65535"),
+        (
+            &["--at-least", "1", "--value-only"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--at-least", "1", "--algorithm", "scout"][..],
+            "only --algorithm mtdf",
+        ),
+    ] {
+        let mut all = vec!["solve", "-m", "4", "-n", "3"];
+        all.extend_from_slice(args);
+        let out = kalah(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]

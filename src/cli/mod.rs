@@ -3,6 +3,7 @@
 
 mod answer;
 mod args;
+mod at_least;
 mod bench;
 mod books;
 mod completions;

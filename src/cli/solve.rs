@@ -12,6 +12,7 @@ use super::answer::{
     Answer, Source, add_search_fields, algorithm_text, print_analysis, table_text,
 };
 use super::args::{PositionArg, RulesArg, header, print_json, rules_parser};
+use super::at_least::AtLeastArg;
 use super::books::{BookArg, from_book};
 use super::search::{EstimateArg, SearchArgs};
 use super::search_progress::{solve_with_progress, with_progress};
@@ -35,11 +36,13 @@ pub struct SolveArgs {
     rules: Rules,
     /// Also compute the exact value of every first move, not only which are optimal (each bad
     /// move needs its own proof: several times the work of the solve).
-    #[arg(long, conflicts_with = "value_only")]
+    #[arg(long, conflicts_with_all = ["value_only", "at_least"])]
     all_moves: bool,
     /// Only the value: no optimal moves, no perfect line (`best`, `moves` and `pv` are empty).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "at_least")]
     value_only: bool,
+    #[command(flatten)]
+    at_least: AtLeastArg,
     #[command(flatten)]
     search: SearchArgs,
     #[command(flatten)]
@@ -62,8 +65,10 @@ pub struct AnalyzeArgs {
     search: SearchArgs,
     /// Only the value: no move values, no perfect line (`best`, `moves` and `pv` are empty).
     /// A board the opening books prove is still answered from them in full.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "at_least")]
     value_only: bool,
+    #[command(flatten)]
+    at_least: AtLeastArg,
     #[command(flatten)]
     book: BookArg,
     #[command(flatten)]
@@ -82,7 +87,10 @@ pub fn run_solve(args: SolveArgs) -> Result<(), CliError> {
         with_position!(pos, p => args.search.print_estimate(&p, Some(variant), every, files.as_deref()));
         return Ok(());
     }
-    if args.value_only {
+    if let Some(v) = args.at_least.at_least {
+        let (search, table) = (&args.search, &args.table);
+        with_position!(pos, p => super::at_least::report(&p, Some(variant), v, None, search, table))?;
+    } else if args.value_only {
         with_position!(pos, p => report_value(&p, Some(variant), None, &args.search, &args.table))?;
     } else {
         let all = args.all_moves;
@@ -100,7 +108,10 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<(), CliError> {
         });
         return Ok(());
     }
-    if args.value_only {
+    if let Some(v) = args.at_least.at_least {
+        let (book, search, table) = (Some(&args.book), &args.search, &args.table);
+        with_position!(pos, p => super::at_least::report(&p, None, v, book, search, table))?;
+    } else if args.value_only {
         let book = Some(&args.book);
         with_position!(pos, p => report_value(&p, None, book, &args.search, &args.table))?;
     } else {
