@@ -92,6 +92,21 @@ def outcome(v):
     return "South wins" if v > 0 else "North wins" if v < 0 else "draw"
 
 
+def north_text(sowing, seeds):
+    """North's value after a first sowing, as the runs `sowing` (one a way) give it: exact, or
+    the bounds all ways prove together (`>= +2` when the upper bound is every seed of the board,
+    `seeds`, to North) where scripts/mankalah-values.py needed no more."""
+    if sowing[0]["north_value"] is not None:
+        return signed(sowing[0]["north_value"])
+    lo = max(s["north_lower"] for s in sowing)
+    hi = min(s["north_upper"] for s in sowing)
+    if hi >= seeds:
+        return f">= {signed(lo)}"
+    if lo <= -seeds:
+        return f"<= {signed(hi)}"
+    return f"[{signed(lo)}, {signed(hi)}]"
+
+
 def rule_sets_table(starts):
     """One row a standard cell of the table above: its ManKalah values where it was valued under
     ManKalah's rules two ways that agree (else dashes), and KGP's winner, Kalah's."""
@@ -130,8 +145,9 @@ def rule_sets_table(starts):
             return ",".join(str(h) for h in first[field])
 
         sowings = " ".join(
-            f"{s['house']}{'*' if s['kalah_extra_turn'] else ''}: {signed(s['north_value'])}"
-            for s in first["first_sowings"])
+            f"{s['house']}{'*' if s['kalah_extra_turn'] else ''}: "
+            f"{north_text([r['first_sowings'][i] for r in runs], 2 * m * n)}"
+            for i, s in enumerate(first["first_sowings"]))
         ways = "; ".join(sorted(r["way"] for r in runs))
         rows.append(f"| Kalah({m},{n}) | {signed(first['value_pie'])} ({best('best_pie')}) | "
                     f"{signed(first['value_no_pie'])} ({best('best_no_pie')}) | {sowings} | "

@@ -19,6 +19,14 @@ sowing is done here from the rules' text (RULES.md), not by the project's engine
 every first sowing that passes the turn must give the value of the start's solve (the script
 values those too when --check-passing is given).
 
+A start solved for its value and optimal moves only (`MOVES=best` in big-values.sh) bounds its
+other first moves, and so North's value w after those sowings. The rules need less than each w:
+only where |w| stands against the least |w| of the other sowings (the pie rule), and -w against
+the best of them (without it). So a bounded w is narrowed by `kalah analyze POSITION --to-move
+north --at-least T` (one null-window test each, with the start's levels and threads) until its
+bounds settle both, and is written with them (`north_value` null, `north_lower`,
+`north_upper`, and its `tests`) when they do before it is exact.
+
 Usage: scripts/mankalah-values.py [--check-passing] [VARIANT ...]   e.g. 7,1 8,2
 Default: every standard cell of big-starts.jsonl. Rows of the variants given replace their old
 rows; the others are kept. KALAH=BINARY runs that binary instead of building one.
@@ -86,6 +94,57 @@ def analyze(kalah, position, extra):
     return row, "kalah " + " ".join(shlex.quote(a) for a in args), time.time() - start
 
 
+def test(kalah, position, at_least, extra):
+    """Whether North's value in `position` is at least `at_least`: `kalah analyze --at-least`."""
+    args = ["analyze", position, "--to-move", "north", "--rules", "standard", "--at-least",
+            str(at_least), "--json", "--long"] + extra
+    start = time.time()
+    out = subprocess.run([kalah] + args, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"kalah {' '.join(args)} failed: {out.stderr.strip()}")
+    row = json.loads(out.stdout)
+    return row, "kalah " + " ".join(shlex.quote(a) for a in args), time.time() - start
+
+
+def next_test(lo, hi, least, best):
+    """The next value to test North's w in [lo, hi] at (`--at-least`), or None once [lo, hi]
+    settles where |w| stands against `least`, the least |w| of the other sowings (the pie rule),
+    and -w against `best`, the best -w of the others (without it), ties included."""
+    if lo == hi:
+        return None
+    if not (lo > least or hi < -least):
+        # Some w in [lo, hi] ties or beats the pie rule's least |w|: is w above 0, or exact?
+        if lo >= 0:
+            return lo + 1
+        if hi <= 0:
+            return hi
+        return 1
+    if not lo > -best:
+        # Some w in [lo, hi] gives South as much as the best sowing without the pie rule.
+        return -best + 1 if hi > -best else hi
+    return None
+
+
+def settle(kalah, pos, lo, hi, least, best, extra, label):
+    """North's w in `pos`, known in [lo, hi], narrowed by tests until `next_test` has none:
+    (lo, hi, the tests)."""
+    tests = []
+    while (t := next_test(lo, hi, least, best)) is not None:
+        got, cmd, secs = test(kalah, pos, t, extra)
+        if got["holds"]:
+            lo = max(lo, got["lower"])
+        else:
+            hi = min(hi, got["upper"])
+        if lo > hi:
+            sys.exit(f"{label}: a test gives bounds that do not meet the start's: {cmd}")
+        tests.append({"at_least": t, "holds": got["holds"], "lower": got["lower"],
+                      "upper": got["upper"], "command": cmd, "nodes": got["nodes"],
+                      "time_ms": got["time_ms"]})
+        print(f"{label}: North >= {t}? {'yes' if got['holds'] else 'no'}: [{lo}, {hi}] "
+              f"({got['nodes']} nodes, {secs:.1f} s)", file=sys.stderr)
+    return lo, hi, tests
+
+
 def main():
     args = sys.argv[1:]
     check_passing = "--check-passing" in args
@@ -108,12 +167,13 @@ def main():
         m, n = start["houses"], start["seeds"]
         extra = level_args(start["command"])
         sowings = []
+        bounded = []
         for mv in start["moves"]:
             h = mv["house"]
             pits, in_store = first_sowing(m, n, h)
             pos = literal(m, pits)
             entry = {"house": h, "position": pos, "kalah_extra_turn": in_store}
-            if in_store or check_passing:
+            if in_store or (check_passing and mv["value"] is not None):
                 got, cmd, secs = analyze(kalah, pos, extra)
                 entry.update(north_value=got["value"], command=cmd, nodes=got["nodes"],
                              time_ms=got["time_ms"])
@@ -123,18 +183,36 @@ def main():
                              f"move is worth {mv['value']}")
                 print(f"{start['variant']} {start['way']} house {h}: {pos} north {got['value']} "
                       f"({got['nodes']} nodes, {secs:.1f} s)", file=sys.stderr)
+            elif mv["value"] is None:
+                # Bounded by the start's solve: settled below, against the exact ones.
+                entry.update(north_value=None, north_lower=-mv["upper"],
+                             north_upper=-mv["lower"])
+                bounded.append(entry)
             else:
                 entry["north_value"] = -mv["value"]
             sowings.append(entry)
-        pie = -min(abs(s["north_value"]) for s in sowings)
-        no_pie = max(-s["north_value"] for s in sowings)
+        for entry in bounded:
+            exact = [s["north_value"] for s in sowings if s["north_value"] is not None]
+            label = f"{start['variant']} {start['way']} house {entry['house']}"
+            lo, hi, tests = settle(kalah, entry["position"], entry["north_lower"],
+                                   entry["north_upper"], min(abs(w) for w in exact),
+                                   max(-w for w in exact), extra, label)
+            entry.update(north_lower=lo, north_upper=hi, tests=tests)
+            if lo == hi:
+                entry["north_value"] = lo
+                del entry["north_lower"], entry["north_upper"]
+        # What stayed bounded is past the others on both counts (settle), so the values and the
+        # best sowings are the exact ones'.
+        exact = [s for s in sowings if s["north_value"] is not None]
+        pie = -min(abs(s["north_value"]) for s in exact)
+        no_pie = max(-s["north_value"] for s in exact)
         rows.append({
             "variant": start["variant"], "houses": m, "seeds": n, "rule_set": "mankalah",
             "capture": "standard", "way": start["way"],
             "value_pie": pie,
-            "best_pie": [s["house"] for s in sowings if -abs(s["north_value"]) == pie],
+            "best_pie": [s["house"] for s in exact if -abs(s["north_value"]) == pie],
             "value_no_pie": no_pie,
-            "best_no_pie": [s["house"] for s in sowings if -s["north_value"] == no_pie],
+            "best_no_pie": [s["house"] for s in exact if -s["north_value"] == no_pie],
             "first_sowings": sowings, "start_command": start["command"], "machine": machine(),
         })
         print(f"{start['variant']} {start['way']}: pie {pie}, no pie {no_pie}", file=sys.stderr)
