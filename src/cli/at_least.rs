@@ -49,7 +49,7 @@ pub struct AtLeastArg {
 
 /// What answered the question, and how.
 enum Answered<'a> {
-    /// The seeds on the board: V is outside every margin they allow.
+    /// The seeds on the board: V is outside every margin they allow (or the game is over).
     Seeds,
     /// The opening books' proven bounds, from these files.
     Ledger(Vec<String>),
@@ -79,9 +79,20 @@ pub fn report<L: Lanes>(
         ));
     }
     let started = Instant::now();
-    let range = value_range(p);
+    let range = if p.is_finished() {
+        // Each side's houses go to its store: the value is known.
+        let board = p.board();
+        let value = p.store_difference()
+            + kalah::db::finished_f(board.mover_seeds(), board.opponent_seeds());
+        Bounds {
+            lower: value,
+            upper: value,
+        }
+    } else {
+        value_range(p)
+    };
     let settles = |b: Bounds| b.lower >= v || b.upper < v;
-    if settles(range) || p.is_finished() {
+    if settles(range) {
         print(p, variant, v, range, &Answered::Seeds, started, args.json);
         return Ok(());
     }
@@ -189,10 +200,13 @@ fn print<L: Lanes>(
     };
     println!("value at least {}? {answer}, stores included", signed(v));
     match answered {
+        Answered::Seeds if p.is_finished() => {
+            println!("settled by the end of the game (each side's houses to its store): no search")
+        }
         Answered::Seeds => println!(
             "settled by the seeds on the board (every margin lies in [{}, {}]): no search",
-            signed(value_range(p).lower),
-            signed(value_range(p).upper)
+            signed(bounds.lower),
+            signed(bounds.upper)
         ),
         Answered::Ledger(books) => println!(
             "settled by the proven bounds of the ledgers: {} (no search)",
