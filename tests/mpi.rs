@@ -1,7 +1,8 @@
 //! `kalah db build --mpi` under Open MPI's `mpirun` (only with the `mpi` feature: `cargo test
 //! --features mpi --test mpi`, which `.ci/run` runs): 1, 2 and 3 ranks (oversubscribed on a
 //! small machine) write the same bytes as `kalah db build`; a job killed in the middle of a
-//! level and run again resumes to the same bytes; a failing rank stops the job with its error.
+//! level and run again resumes to the same bytes; a job whose ranks get SIGTERM (as Slurm's
+//! scancel sends) says what it kept and resumes; a failing rank stops the job with its error.
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
@@ -167,6 +168,89 @@ fn a_killed_job_resumes_to_the_same_bytes() {
         "{stderr}"
     );
     assert!(levels(&dir.0) == levels(&expected.0));
+}
+
+/// The processes whose parent is `parent`, from /proc.
+fn children(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...: the command may hold spaces and parentheses.
+        let after = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
+        if after.split_whitespace().nth(1) == Some(&parent.to_string()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn ranks_stopped_by_sigterm_say_what_they_kept_and_resume() {
+    let (houses, top) = (6, 20);
+    let dir = TempDir::new("mpi", "sigterm");
+    let mut job = mpirun(2, &dir.0, houses, top)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stopped once a pair file of the top level is on disk (the level takes seconds more).
+    let prefix = format!("kalah-{houses}-standard-{top:03}.kdb.tables-");
+    let start = Instant::now();
+    let signalled = loop {
+        let pairs = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(&prefix));
+        if pairs {
+            let ranks = children(job.id());
+            assert_eq!(ranks.len(), 2, "the ranks of the job");
+            for rank in ranks {
+                Command::new("kill")
+                    .args(["-TERM", &rank.to_string()])
+                    .status()
+                    .unwrap();
+            }
+            break true;
+        }
+        if job.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(300) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let output = job.wait_with_output().unwrap();
+    assert!(signalled, "the job ended before its top level");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // mpirun returns rank 0's code; rank 0 alone speaks.
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let said: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("kalah: "))
+        .collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].starts_with(
+            "kalah: interrupted: the pairs of tables finished in the level under way and every \
+             finished level are kept in "
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !dir.0
+            .join(format!("kalah-{houses}-standard-{top:03}.kdb"))
+            .exists()
+    );
+    let output = run(mpirun(2, &dir.0, houses, top));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("already built (checksum ok), kept"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -122,22 +122,27 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
     });
     display.indicator.finish();
     if let Err(DbError::Cancelled) = report {
-        let kept = if args.by_pairs {
-            "the pairs of tables finished in the level under way and every finished level are kept"
-        } else {
-            "the level under way is dropped, every finished level is kept"
-        };
-        return Err(CliError {
-            message: format!(
-                "interrupted: {kept} in {}; the same command resumes",
-                dir.display()
-            ),
-            code: 130,
-        });
+        return Err(interrupted(&args, &dir));
     }
     let report = report.map_err(|e| build_error(&args, e))?;
     print_build(&args, &dir, &report, started.elapsed(), None);
     Ok(())
+}
+
+/// What a build stopped by Ctrl-C or SIGTERM says (exit code 130): what it kept in `dir`.
+fn interrupted(args: &BuildArgs, dir: &Path) -> CliError {
+    let kept = if args.by_pairs || args.mpi {
+        "the pairs of tables finished in the level under way and every finished level are kept"
+    } else {
+        "the level under way is dropped, every finished level is kept"
+    };
+    CliError {
+        message: format!(
+            "interrupted: {kept} in {}; the same command resumes",
+            dir.display()
+        ),
+        code: 130,
+    }
 }
 
 /// The error of a build, with a hint where it wants more memory than this machine allows and
@@ -184,9 +189,24 @@ fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
         }
     };
     let (houses, rules, top) = (args.houses, args.rules, args.max_seeds);
-    let result = build_distributed(&ranks, &dir, houses, rules, top, &pool, &cancel, &progress);
+    // Ctrl-C or SIGTERM (which mpirun and Slurm send every rank) stops each rank between
+    // pieces of work; rank 0 says what is kept.
+    kalah::catch_interrupt();
+    let finished = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        super::set_on_interrupt(scope, &finished, &cancel);
+        let result = build_distributed(&ranks, &dir, houses, rules, top, &pool, &cancel, &progress);
+        finished.store(true, Ordering::Relaxed);
+        result
+    });
     let report = match result {
         Ok(report) => report,
+        Err(DbError::Cancelled) if leader => {
+            if let Some(display) = display {
+                display.indicator.finish();
+            }
+            return Err(interrupted(&args, &dir));
+        }
         Err(e) if leader => return Err(writer_error("cannot build the database", e)),
         // Rank 0 reports every failure of the job (this rank's own included) and exits with
         // its code, which mpirun returns. This rank ends quietly and with 0: a non-zero exit
