@@ -83,21 +83,10 @@ def level_args(command):
     return keep
 
 
-def analyze(kalah, position, extra):
-    args = ["analyze", position, "--to-move", "north", "--rules", "standard", "--value-only",
-            "--json", "--long"] + extra
-    start = time.time()
-    out = subprocess.run([kalah] + args, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"kalah {' '.join(args)} failed: {out.stderr.strip()}")
-    row = json.loads(out.stdout)
-    return row, "kalah " + " ".join(shlex.quote(a) for a in args), time.time() - start
-
-
-def test(kalah, position, at_least, extra):
-    """Whether North's value in `position` is at least `at_least`: `kalah analyze --at-least`."""
-    args = ["analyze", position, "--to-move", "north", "--rules", "standard", "--at-least",
-            str(at_least), "--json", "--long"] + extra
+def analyze(kalah, position, extra, ask=("--value-only",)):
+    """North's value in `position` (`ask`: `--value-only`), or what `ask` asks of it."""
+    args = ["analyze", position, "--to-move", "north", "--rules", "standard", *ask, "--json",
+            "--long"] + extra
     start = time.time()
     out = subprocess.run([kalah] + args, capture_output=True, text=True)
     if out.returncode != 0:
@@ -130,7 +119,7 @@ def settle(kalah, pos, lo, hi, least, best, extra, label):
     (lo, hi, the tests)."""
     tests = []
     while (t := next_test(lo, hi, least, best)) is not None:
-        got, cmd, secs = test(kalah, pos, t, extra)
+        got, cmd, secs = analyze(kalah, pos, extra, ("--at-least", str(t)))
         if got["holds"]:
             lo = max(lo, got["lower"])
         else:

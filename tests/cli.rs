@@ -360,6 +360,20 @@ fn db_build_by_pairs_counts_the_pair_files_already_written() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `kalah solve -m 4 -n 3` with each case's options fails, saying what the case expects.
+fn solve_4_3_refuses(cases: &[(&[&str], &str)]) {
+    for (args, says) in cases {
+        let mut all = vec!["solve", "-m", "4", "-n", "3"];
+        all.extend_from_slice(args);
+        let out = kalah(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// `--at-least V` against the naive solver: on positions of Kalah(3,2) and (4,2) played at
 /// random, both rules, every V around the value gets yes exactly when the value is at least V,
 /// and bounds that hold the value; V past every margin is answered from the seeds.
@@ -408,26 +422,14 @@ fn at_least_agrees_with_the_naive_solver() {
         (seeds["source"].as_str(), seeds["upper"].as_i64()),
         (Some("seeds"), Some(24))
     );
-    for (args, says) in [
-        (&["--at-least", "65536"][..], "not in -65535..=65535"),
+    solve_4_3_refuses(&[
+        (&["--at-least", "65536"], "not in -65535..=65535"),
+        (&["--at-least", "1", "--value-only"], "cannot be used with"),
         (
-            &["--at-least", "1", "--value-only"][..],
-            "cannot be used with",
-        ),
-        (
-            &["--at-least", "1", "--algorithm", "scout"][..],
+            &["--at-least", "1", "--algorithm", "scout"],
             "only --algorithm mtdf",
         ),
-    ] {
-        let mut all = vec!["solve", "-m", "4", "-n", "3"];
-        all.extend_from_slice(args);
-        let out = kalah(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains(says),
-            "{args:?}: {err}"
-        );
-    }
+    ]);
 }
 
 #[test]
@@ -717,23 +719,11 @@ fn levels_built_in_memory_change_nothing_but_the_work() {
     let whole = json(&["solve", "-m", "4", "-n", "3", "--memory-db", "40", "--json"]);
     assert_eq!(whole["db_max_seeds"], 24);
     assert_eq!(whole["value"], 6);
-    for (args, says) in [
-        (&["--memory-db", "65"][..], "levels go up to 64"),
-        (&["--memory-db", "lots"][..], "expected a number of seeds"),
-        (
-            &["--memory-db", "8", "--db", "."][..],
-            "cannot be used with",
-        ),
-    ] {
-        let mut all = vec!["solve", "-m", "4", "-n", "3"];
-        all.extend_from_slice(args);
-        let out = kalah(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains(says),
-            "{args:?}: {err}"
-        );
-    }
+    solve_4_3_refuses(&[
+        (&["--memory-db", "65"], "levels go up to 64"),
+        (&["--memory-db", "lots"], "expected a number of seeds"),
+        (&["--memory-db", "8", "--db", "."], "cannot be used with"),
+    ]);
     // No levels exist past 8 houses: refused up front, not priced by the cost model as if
     // they would be built (the estimate once counted on them) and then failing.
     for extra in [&["--estimate"][..], &[]] {

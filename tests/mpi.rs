@@ -110,29 +110,7 @@ fn a_killed_job_resumes_to_the_same_bytes() {
         .spawn()
         .unwrap();
     // Killed once a pair file of the top level is on disk and the level is not.
-    let level = dir
-        .0
-        .join(format!("kalah-{houses}-standard-{kill_in:03}.kdb"));
-    let start = Instant::now();
-    let killed = loop {
-        let pairs = std::fs::read_dir(&dir.0)
-            .unwrap()
-            .filter(|e| {
-                let name = e.as_ref().unwrap().file_name();
-                let name = name.to_string_lossy();
-                name.starts_with(&format!("kalah-{houses}-standard-{kill_in:03}.kdb.tables-"))
-                    && !name.ends_with(".tmp")
-            })
-            .count();
-        if pairs > 0 && !level.exists() {
-            job.kill().unwrap();
-            break true;
-        }
-        if job.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(300) {
-            break false;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
+    let killed = in_level(&mut job, &dir.0, houses, kill_in, |job| job.kill().unwrap());
     let _ = job.wait();
     assert!(
         killed,
@@ -170,6 +148,35 @@ fn a_killed_job_resumes_to_the_same_bytes() {
     assert!(levels(&dir.0) == levels(&expected.0));
 }
 
+/// Does `stop` to `job` once a pair file of level `level` is in `dir` and the level is not;
+/// false if the job ended first (or after five minutes).
+fn in_level(
+    job: &mut std::process::Child,
+    dir: &Path,
+    houses: usize,
+    level: u32,
+    stop: impl FnOnce(&mut std::process::Child),
+) -> bool {
+    let file = format!("kalah-{houses}-standard-{level:03}.kdb");
+    let pairs = format!("{file}.tables-");
+    let start = Instant::now();
+    loop {
+        let paired = std::fs::read_dir(dir).unwrap().flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(&pairs) && !name.ends_with(".tmp")
+        });
+        if paired && !dir.join(&file).exists() {
+            stop(job);
+            return true;
+        }
+        if job.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(300) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 /// The processes whose parent is `parent`, from /proc.
 fn children(parent: u32) -> Vec<u32> {
     let mut found = Vec::new();
@@ -199,29 +206,16 @@ fn ranks_stopped_by_sigterm_say_what_they_kept_and_resume() {
         .spawn()
         .unwrap();
     // Stopped once a pair file of the top level is on disk (the level takes seconds more).
-    let prefix = format!("kalah-{houses}-standard-{top:03}.kdb.tables-");
-    let start = Instant::now();
-    let signalled = loop {
-        let pairs = std::fs::read_dir(&dir.0)
-            .unwrap()
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with(&prefix));
-        if pairs {
-            let ranks = children(job.id());
-            assert_eq!(ranks.len(), 2, "the ranks of the job");
-            for rank in ranks {
-                Command::new("kill")
-                    .args(["-TERM", &rank.to_string()])
-                    .status()
-                    .unwrap();
-            }
-            break true;
+    let signalled = in_level(&mut job, &dir.0, houses, top, |job| {
+        let ranks = children(job.id());
+        assert_eq!(ranks.len(), 2, "the ranks of the job");
+        for rank in ranks {
+            Command::new("kill")
+                .args(["-TERM", &rank.to_string()])
+                .status()
+                .unwrap();
         }
-        if job.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(300) {
-            break false;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
+    });
     let output = job.wait_with_output().unwrap();
     assert!(signalled, "the job ended before its top level");
     let stderr = String::from_utf8_lossy(&output.stderr);

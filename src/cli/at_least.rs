@@ -54,13 +54,16 @@ enum Answered<'a> {
     /// The opening books' proven bounds, from these files.
     Ledger(Vec<String>),
     /// A search.
-    Search {
-        nodes: u64,
-        elapsed: std::time::Duration,
-        config: &'a kalah::SolverConfig,
-        db: &'a super::search::SearchDb,
-        tt_given: bool,
-    },
+    Search(Searched<'a>),
+}
+
+/// What a search cost, and how it was set up.
+struct Searched<'a> {
+    nodes: u64,
+    elapsed: std::time::Duration,
+    config: &'a kalah::SolverConfig,
+    db: &'a super::search::SearchDb,
+    tt_given: bool,
 }
 
 /// Answers whether the value of `p` (the start of `variant`, if given) is at least `v`, from the
@@ -128,13 +131,13 @@ pub fn report<L: Lanes>(
             upper: bound,
         }
     };
-    let answered = Answered::Search {
+    let answered = Answered::Search(Searched {
         nodes,
         elapsed,
         config: &config,
         db: &db,
         tt_given: args.tt_mb.is_some(),
-    };
+    });
     print(p, variant, v, bounds, &answered, started, args.json);
     Ok(())
 }
@@ -174,14 +177,8 @@ fn print<L: Lanes>(
                     out["source"] = json!("seeds");
                 }
             }
-            Answered::Search {
-                nodes,
-                elapsed,
-                config,
-                db,
-                tt_given,
-            } => {
-                add_search_fields(&mut out, *nodes, *elapsed, config, db, *tt_given);
+            Answered::Search(s) => {
+                add_search_fields(&mut out, s.nodes, s.elapsed, s.config, s.db, s.tt_given);
                 out["source"] = json!("search");
             }
         }
@@ -212,21 +209,16 @@ fn print<L: Lanes>(
             "settled by the proven bounds of the ledgers: {} (no search)",
             books.join(", ")
         ),
-        Answered::Search {
-            nodes,
-            elapsed,
-            config,
-            db,
-            tt_given,
-        } => {
+        Answered::Search(s) => {
             println!(
-                "one null-window test: {nodes} nodes in {:.3} s, {} threads, {}, {}",
-                elapsed.as_secs_f64(),
-                config.threads,
-                table_text(config, *tt_given),
-                algorithm_text(config)
+                "one null-window test: {} nodes in {:.3} s, {} threads, {}, {}",
+                s.nodes,
+                s.elapsed.as_secs_f64(),
+                s.config.threads,
+                table_text(s.config, s.tt_given),
+                algorithm_text(s.config)
             );
-            println!("{}", db.line());
+            println!("{}", s.db.line());
         }
     }
 }
