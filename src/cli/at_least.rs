@@ -33,9 +33,9 @@ pub struct AtLeastArg {
     /// Only whether the value (stores included, for the side to move: South at the start) is at
     /// least V, -65535 to 65535: `--at-least 1` asks whether the side to move wins, `0` whether
     /// it does not lose. One null-window test, often far cheaper than the exact value. The
-    /// answer is yes or no with the bound the test proved, which may say more (`yes, at least
-    /// +4`); the seeds on the board or the opening books' proven bounds answer it without a
-    /// search when they settle it. With --json: `at_least`, `holds`, `lower`, `upper`, `value`
+    /// answer is yes or no with the bound the test proved, which may say more (`yes: at least
+    /// +4`); the seeds on the board, or (analyze) the opening books' proven bounds, answer it
+    /// without a search when they settle it. With --json: `at_least`, `holds`, `lower`, `upper`, `value`
     /// (null unless the bounds meet) and `source` (`search`, `ledger` or `seeds`).
     #[arg(
         long,
