@@ -27,9 +27,14 @@ north --at-least T` (one null-window test each, with the start's levels and thre
 bounds settle both, and is written with them (`north_value` null, `north_lower`,
 `north_upper`, and its `tests`) when they do before it is exact.
 
-Usage: scripts/mankalah-values.py [--check-passing] [VARIANT ...]   e.g. 7,1 8,2
-Default: every standard cell of big-starts.jsonl. Rows of the variants given replace their old
-rows; the others are kept. KALAH=BINARY runs that binary instead of building one.
+Usage: scripts/mankalah-values.py [--check-passing] [--way WAY] [VARIANT ...]   e.g. 7,1 8,2
+Default: every standard cell of big-starts.jsonl, each way (`--way search-only`: that one). Each
+row replaces its old row (same cell and way) as soon as it is done; the others are kept.
+KALAH=BINARY runs that binary instead of building one.
+
+Every answer of kalah is kept, as it comes, in a cache (MANKALAH_CACHE, default
+~/.cache/kalah/mankalah-answers.jsonl: the command and its JSON answer a line), so that a run
+stopped at any point and started again asks nothing twice; the rows it writes are the same.
 """
 
 import json
@@ -83,16 +88,48 @@ def level_args(command):
     return keep
 
 
+CACHE = Path(os.environ.get("MANKALAH_CACHE",
+                            Path.home() / ".cache/kalah/mankalah-answers.jsonl"))
+
+
+def cached():
+    """The answers kept by earlier runs: command -> JSON answer."""
+    if not CACHE.exists():
+        return {}
+    answers = {}
+    for line in CACHE.read_text().splitlines():
+        try:
+            kept = json.loads(line)
+            answers[kept["command"]] = kept["answer"]
+        except (ValueError, KeyError):
+            continue  # a line cut short by a stop: asked again
+    return answers
+
+
+ANSWERS = None
+
+
 def analyze(kalah, position, extra, ask=("--value-only",)):
-    """North's value in `position` (`ask`: `--value-only`), or what `ask` asks of it."""
+    """North's value in `position` (`ask`: `--value-only`), or what `ask` asks of it: kalah's
+    JSON answer (from the cache if an earlier run had it), the command, and the seconds."""
+    global ANSWERS
+    if ANSWERS is None:
+        ANSWERS = cached()
     args = ["analyze", position, "--to-move", "north", "--rules", "standard", *ask, "--json",
             "--long"] + extra
+    command = "kalah " + " ".join(shlex.quote(a) for a in args)
+    if command in ANSWERS:
+        return ANSWERS[command], command, 0.0
     start = time.time()
     out = subprocess.run([kalah] + args, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"kalah {' '.join(args)} failed: {out.stderr.strip()}")
     row = json.loads(out.stdout)
-    return row, "kalah " + " ".join(shlex.quote(a) for a in args), time.time() - start
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with CACHE.open("a") as f:
+        f.write(json.dumps({"command": command, "answer": row}, separators=(",", ":")) + "\n")
+    ANSWERS[command] = row
+    return row, command, time.time() - start
 
 
 def next_test(lo, hi, least, best):
@@ -137,13 +174,21 @@ def settle(kalah, pos, lo, hi, least, best, extra, label):
 def main():
     args = sys.argv[1:]
     check_passing = "--check-passing" in args
+    way = None
+    if "--way" in args:
+        i = args.index("--way")
+        if i + 1 >= len(args):
+            sys.exit("--way needs a way, e.g. search-only")
+        way = args.pop(i + 1)
+        args.pop(i)
     wanted = {f"Kalah({a})" for a in args if not a.startswith("--")}
     kalah = os.environ.get("KALAH")
     if not kalah:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
         kalah = str(ROOT / "target/release/kalah")
     starts = [json.loads(l) for l in STARTS.read_text().splitlines() if l.strip()]
-    starts = [r for r in starts if r["rules"] == "standard" and (not wanted or r["variant"] in wanted)]
+    starts = [r for r in starts if r["rules"] == "standard" and (not wanted or r["variant"] in wanted)
+              and (way is None or r["way"] == way)]
     # A campaign's cell (scripts/big-values-ledger.py) has no solve to run again with its levels,
     # and may bound some first moves only: its ManKalah values would need campaigns of their own.
     for r in starts:
@@ -205,14 +250,20 @@ def main():
             "first_sowings": sowings, "start_command": start["command"], "machine": machine(),
         })
         print(f"{start['variant']} {start['way']}: pie {pie}, no pie {no_pie}", file=sys.stderr)
-    old = [json.loads(l) for l in OUT.read_text().splitlines() if l.strip()] if OUT.exists() else []
-    done = {(r["variant"], r["way"]) for r in rows}
-    kept = [r for r in old if (r["variant"], r["way"]) not in done]
-    order = lambda r: (r["houses"], r["seeds"], r["way"])
-    OUT.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n"
-                           for r in sorted(kept + rows, key=order)))
-    print(f"wrote {OUT.relative_to(ROOT)} ({len(kept) + len(rows)} rows)", file=sys.stderr)
+        write(rows[-1])
 
+
+def write(row):
+    """Writes `row` into OUT in place of its old row (same cell and way), whole (a temporary
+    file renamed), the rows in order."""
+    old = [json.loads(l) for l in OUT.read_text().splitlines() if l.strip()] if OUT.exists() else []
+    kept = [r for r in old if (r["variant"], r["way"]) != (row["variant"], row["way"])]
+    order = lambda r: (r["houses"], r["seeds"], r["way"])
+    tmp = OUT.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n"
+                           for r in sorted(kept + [row], key=order)))
+    tmp.replace(OUT)
+    print(f"wrote {OUT.relative_to(ROOT)} ({len(kept) + 1} rows)", file=sys.stderr)
 
 if __name__ == "__main__":
     main()
