@@ -196,7 +196,6 @@ def main():
             print(f"{r['variant']} {r['way']}: proven by a campaign ({r['ledger']}), left out",
                   file=sys.stderr)
     starts = [r for r in starts if "ledger" not in r]
-    rows = []
     for start in starts:
         m, n = start["houses"], start["seeds"]
         extra = level_args(start["command"])
@@ -240,7 +239,7 @@ def main():
         exact = [s for s in sowings if s["north_value"] is not None]
         pie = -min(abs(s["north_value"]) for s in exact)
         no_pie = max(-s["north_value"] for s in exact)
-        rows.append({
+        row = {
             "variant": start["variant"], "houses": m, "seeds": n, "rule_set": "mankalah",
             "capture": "standard", "way": start["way"],
             "value_pie": pie,
@@ -248,9 +247,9 @@ def main():
             "value_no_pie": no_pie,
             "best_no_pie": [s["house"] for s in exact if -s["north_value"] == no_pie],
             "first_sowings": sowings, "start_command": start["command"], "machine": machine(),
-        })
+        }
         print(f"{start['variant']} {start['way']}: pie {pie}, no pie {no_pie}", file=sys.stderr)
-        write(rows[-1])
+        write(row)
 
 
 def write(row):

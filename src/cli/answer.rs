@@ -97,9 +97,8 @@ pub fn print_analysis<L: Lanes>(
     }
     // One write for the whole answer: `query -` answers thousands a second.
     let mut text = String::new();
-    let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
     let pv: Vec<String> = a.pv.iter().map(|t| t.to_string()).collect();
-    let title = name.unwrap_or_else(|| format!("{p} ({} houses a side)", p.houses_per_side()));
+    let title = title(p, variant);
     outln!(
         text,
         "{title}, {} rules, {}",
@@ -174,6 +173,24 @@ pub fn print_analysis<L: Lanes>(
         ),
     }
     print!("{text}");
+}
+
+/// What an answer is about, for people: `Kalah(6,4)` for the start of a variant, else the
+/// position and its board size.
+pub fn title<L: Lanes>(p: &Position<L>, variant: Option<Variant>) -> String {
+    match variant {
+        Some(v) => format!("Kalah({},{})", v.houses(), v.seeds()),
+        None => format!("{p} ({} houses a side)", p.houses_per_side()),
+    }
+}
+
+/// Adds `variant` (`Kalah(6,4)`) and its `seeds` a house to an answer about the start of
+/// `variant`, if given (nothing otherwise).
+pub fn add_variant_fields(out: &mut serde_json::Value, variant: Option<Variant>) {
+    if let Some(v) = variant {
+        out["variant"] = json!(format!("Kalah({},{})", v.houses(), v.seeds()));
+        out["seeds"] = json!(v.seeds());
+    }
 }
 
 /// The JSON of an analysis of `p` (of the start of `variant` if given): the [`header`], then

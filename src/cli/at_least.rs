@@ -17,7 +17,7 @@ use kalah::{Lanes, Position, Variant};
 use serde_json::json;
 
 use super::CliError;
-use super::answer::{add_search_fields, algorithm_text, table_text};
+use super::answer::{add_search_fields, add_variant_fields, algorithm_text, table_text, title};
 use super::args::{header, print_json, side_text};
 use super::books::{BookArg, signed, value_range};
 use super::search::SearchArgs;
@@ -157,10 +157,7 @@ fn print<L: Lanes>(
     let exact = (bounds.lower == bounds.upper).then_some(bounds.lower);
     if json {
         let mut out = header(p);
-        if let Some(variant) = variant {
-            out["variant"] = json!(format!("Kalah({},{})", variant.houses(), variant.seeds()));
-            out["seeds"] = json!(variant.seeds());
-        }
+        add_variant_fields(&mut out, variant);
         out["at_least"] = json!(v);
         out["holds"] = json!(holds);
         out["lower"] = json!(bounds.lower);
@@ -185,11 +182,12 @@ fn print<L: Lanes>(
         print_json(&out);
         return;
     }
-    let title = match variant {
-        Some(v) => format!("Kalah({},{})", v.houses(), v.seeds()),
-        None => format!("{p} ({} houses a side)", p.houses_per_side()),
-    };
-    println!("{title}, {} rules, {}", p.rules(), side_text(p.to_move()));
+    println!(
+        "{}, {} rules, {}",
+        title(p, variant),
+        p.rules(),
+        side_text(p.to_move())
+    );
     let answer = match (exact, holds) {
         (Some(value), _) => format!("{}: the value is {}", yes_no(holds), signed(value)),
         (None, true) => format!("yes: at least {}", signed(bounds.lower)),

@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::CliError;
 use super::answer::{
-    Answer, Source, add_search_fields, algorithm_text, print_analysis, table_text,
+    Answer, Source, add_search_fields, add_variant_fields, algorithm_text, print_analysis,
+    table_text,
 };
 use super::args::{PositionArg, RulesArg, header, print_json, rules_parser};
 use super::at_least::AtLeastArg;
@@ -180,10 +181,7 @@ fn report_value<L: Lanes>(
     let value = p.store_difference() + f;
     if args.json {
         let mut out = header(p);
-        if let Some(variant) = variant {
-            out["variant"] = json!(format!("Kalah({},{})", variant.houses(), variant.seeds()));
-            out["seeds"] = json!(variant.seeds());
-        }
+        add_variant_fields(&mut out, variant);
         out["value"] = json!(value);
         out["best"] = json!([]);
         out["moves"] = json!([]);

@@ -306,25 +306,21 @@ impl BuildDisplay {
         let above = self.above[p.level as usize];
         let left = p.total - p.done.min(p.total) + above;
         let seconds = p.elapsed.as_secs_f64();
-        let mut message = match resumed {
-            0 => String::new(),
-            _ => format!("{} more from an earlier build", human_count(resumed)),
-        };
+        let mut message = Vec::new();
+        if resumed > 0 {
+            message.push(format!(
+                "{} more from an earlier build",
+                human_count(resumed)
+            ));
+        }
         if above > 0 && done > 0 && seconds > 1.0 {
             let eta = Duration::from_secs_f64(left as f64 * seconds / done as f64);
-            message = [
-                message,
-                format!(
-                    "all levels: at least {} more (larger levels go slower)",
-                    human_duration(eta)
-                ),
-            ]
-            .into_iter()
-            .filter(|part| !part.is_empty())
-            .collect::<Vec<_>>()
-            .join(", ");
+            message.push(format!(
+                "all levels: at least {} more (larger levels go slower)",
+                human_duration(eta)
+            ));
         }
-        indicator.set_message(message);
+        indicator.set_message(message.join(", "));
     }
 }
 
