@@ -27,9 +27,15 @@ north --at-least T` (one null-window test each, with the start's levels and thre
 bounds settle both, and is written with them (`north_value` null, `north_lower`,
 `north_upper`, and its `tests`) when they do before it is exact.
 
-Usage: scripts/mankalah-values.py [--check-passing] [--way WAY] [VARIANT ...]   e.g. 7,1 8,2
-Default: every standard cell of big-starts.jsonl, each way (`--way search-only`: that one). Each
-row replaces its old row (same cell and way) as soon as it is done; the others are kept.
+A cell proven by a campaign (Kalah(7,4), (8,3): its rows name their `ledger`) has no solve to run
+again. With `--max-level K` it is valued on the levels 0..K of the database home (way
+`files-0..K`, its `start_way` the campaign's row whose bounds it starts from); run it with two
+values of K for the two ways. Without it, such a cell is left out.
+
+Usage: scripts/mankalah-values.py [--check-passing] [--way WAY] [--max-level K] [VARIANT ...]
+e.g. 7,1 8,2. Default: every standard cell of big-starts.jsonl, each way (`--way search-only`:
+that one). Each row replaces its old row (same cell and way) as soon as it is done; the others
+are kept.
 KALAH=BINARY runs that binary instead of building one.
 
 Every answer of kalah is kept, as it comes, in a cache (MANKALAH_CACHE, default
@@ -135,20 +141,26 @@ def analyze(kalah, position, extra, ask=("--value-only",)):
 def next_test(lo, hi, least, best):
     """The next value to test North's w in [lo, hi] at (`--at-least`), or None once [lo, hi]
     settles where |w| stands against `least`, the least |w| of the other sowings (the pie rule),
-    and -w against `best`, the best -w of the others (without it), ties included."""
+    and -w against `best`, the best -w of the others (without it), ties included. A w that may
+    reach either (|w| <= least, or -w >= best) is the new best or ties it, and is made exact."""
     if lo == hi:
         return None
     if not (lo > least or hi < -least):
-        # Some w in [lo, hi] ties or beats the pie rule's least |w|: is w above 0, or exact?
-        if lo >= 0:
-            return lo + 1
-        if hi <= 0:
-            return hi
-        return 1
+        if hi > least:
+            return least + 1  # past the least |w| from above?
+        if lo < -least:
+            return -least  # else past it from below?
+        return middle(lo, hi)
     if not lo > -best:
-        # Some w in [lo, hi] gives South as much as the best sowing without the pie rule.
-        return -best + 1 if hi > -best else hi
+        if hi > -best:
+            return -best + 1  # worse for South than the best without the pie rule?
+        return middle(lo, hi)
     return None
+
+
+def middle(lo, hi):
+    """A test that halves [lo, hi] (lo < hi): `--at-least` the middle, rounded up."""
+    return (lo + hi + 1) // 2
 
 
 def settle(kalah, pos, lo, hi, least, best, extra, label):
@@ -171,34 +183,49 @@ def settle(kalah, pos, lo, hi, least, best, extra, label):
     return lo, hi, tests
 
 
+def option(args, name, what):
+    """The value of option `name` in `args` (both words taken out of them), or None."""
+    if name not in args:
+        return None
+    i = args.index(name)
+    if i + 1 >= len(args):
+        sys.exit(f"{name} needs {what}")
+    value = args.pop(i + 1)
+    args.pop(i)
+    return value
+
+
 def main():
     args = sys.argv[1:]
     check_passing = "--check-passing" in args
-    way = None
-    if "--way" in args:
-        i = args.index("--way")
-        if i + 1 >= len(args):
-            sys.exit("--way needs a way, e.g. search-only")
-        way = args.pop(i + 1)
-        args.pop(i)
+    way = option(args, "--way", "a way, e.g. search-only")
+    max_level = option(args, "--max-level", "a level, e.g. 26")
+    if max_level is not None and not (max_level.isdigit() and 0 < int(max_level) <= 64):
+        sys.exit(f"--max-level {max_level}: a level from 1 to 64")
     wanted = {f"Kalah({a})" for a in args if not a.startswith("--")}
     kalah = os.environ.get("KALAH")
     if not kalah:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
         kalah = str(ROOT / "target/release/kalah")
     starts = [json.loads(l) for l in STARTS.read_text().splitlines() if l.strip()]
-    starts = [r for r in starts if r["rules"] == "standard" and (not wanted or r["variant"] in wanted)
-              and (way is None or r["way"] == way)]
-    # A campaign's cell (scripts/big-values-ledger.py) has no solve to run again with its levels,
-    # and may bound some first moves only: its ManKalah values would need campaigns of their own.
+    starts = [r for r in starts if r["rules"] == "standard" and (not wanted or r["variant"] in wanted)]
+    # Each job: a start's run, the way it is valued here, and the options of its levels.
+    jobs = [(r, r["way"], level_args(r["command"])) for r in starts if "ledger" not in r]
+    # A campaign's cell (scripts/big-values-ledger.py) has no solve to run again: it is valued
+    # once on the levels 0..K on disk (--max-level K), from the bounds of its first run.
+    campaigns = {}
     for r in starts:
         if "ledger" in r:
-            print(f"{r['variant']} {r['way']}: proven by a campaign ({r['ledger']}), left out",
-                  file=sys.stderr)
-    starts = [r for r in starts if "ledger" not in r]
-    for start in starts:
+            campaigns.setdefault(r["variant"], r)
+    for variant, r in campaigns.items():
+        if max_level is None:
+            print(f"{variant}: proven by a campaign ({r['ledger']}); --max-level K values it on "
+                  f"the levels 0..K on disk", file=sys.stderr)
+        else:
+            jobs.append((r, f"files-0..{max_level}", ["--max-level", max_level]))
+    jobs = [j for j in jobs if way is None or j[1] == way]
+    for start, way_here, extra in jobs:
         m, n = start["houses"], start["seeds"]
-        extra = level_args(start["command"])
         sowings = []
         bounded = []
         for mv in start["moves"]:
@@ -211,10 +238,10 @@ def main():
                 entry.update(north_value=got["value"], command=cmd, nodes=got["nodes"],
                              time_ms=got["time_ms"])
                 if not in_store and got["value"] != -mv["value"]:
-                    sys.exit(f"{start['variant']} ({start['way']}), house {h}: North's value "
+                    sys.exit(f"{start['variant']} ({way_here}), house {h}: North's value "
                              f"{got['value']} after the sowing, but the start's solve says the "
                              f"move is worth {mv['value']}")
-                print(f"{start['variant']} {start['way']} house {h}: {pos} north {got['value']} "
+                print(f"{start['variant']} {way_here} house {h}: {pos} north {got['value']} "
                       f"({got['nodes']} nodes, {secs:.1f} s)", file=sys.stderr)
             elif mv["value"] is None:
                 # Bounded by the start's solve: settled below, against the exact ones.
@@ -226,7 +253,7 @@ def main():
             sowings.append(entry)
         for entry in bounded:
             exact = [s["north_value"] for s in sowings if s["north_value"] is not None]
-            label = f"{start['variant']} {start['way']} house {entry['house']}"
+            label = f"{start['variant']} {way_here} house {entry['house']}"
             lo, hi, tests = settle(kalah, entry["position"], entry["north_lower"],
                                    entry["north_upper"], min(abs(w) for w in exact),
                                    max(-w for w in exact), extra, label)
@@ -241,14 +268,16 @@ def main():
         no_pie = max(-s["north_value"] for s in exact)
         row = {
             "variant": start["variant"], "houses": m, "seeds": n, "rule_set": "mankalah",
-            "capture": "standard", "way": start["way"],
+            "capture": "standard", "way": way_here,
+            # The run whose first moves' values and bounds these start from, if another way.
+            **({"start_way": start["way"]} if way_here != start["way"] else {}),
             "value_pie": pie,
             "best_pie": [s["house"] for s in exact if -abs(s["north_value"]) == pie],
             "value_no_pie": no_pie,
             "best_no_pie": [s["house"] for s in exact if -s["north_value"] == no_pie],
             "first_sowings": sowings, "start_command": start["command"], "machine": machine(),
         }
-        print(f"{start['variant']} {start['way']}: pie {pie}, no pie {no_pie}", file=sys.stderr)
+        print(f"{start['variant']} {way_here}: pie {pie}, no pie {no_pie}", file=sys.stderr)
         write(row)
 
 

@@ -296,14 +296,14 @@ fn every_move(row: &Value) -> String {
         .join(" ")
 }
 
-/// The run of the standard start that a ManKalah `row` was valued from (the same way).
+/// The run of the standard start that a ManKalah `row` was valued from: the same way, or for a
+/// campaign's cell valued on other levels, its `start_way`.
 fn start_of<'a>(starts: &'a [Value], row: &Value) -> &'a Value {
+    let way = row.get("start_way").unwrap_or(&row["way"]);
     starts
         .iter()
-        .find(|s| {
-            s["variant"] == row["variant"] && s["rules"] == "standard" && s["way"] == row["way"]
-        })
-        .unwrap_or_else(|| panic!("{} {}: the start's run", row["variant"], row["way"]))
+        .find(|s| s["variant"] == row["variant"] && s["rules"] == "standard" && s["way"] == *way)
+        .unwrap_or_else(|| panic!("{} {}: the start's run", row["variant"], way))
 }
 
 /// The runs of `data/values/big-starts.jsonl` (`scripts/big-values.sh`): the starts of seven
@@ -531,7 +531,10 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
     let rows = mankalah();
     let mut quick = 0;
     for row in &rows {
-        if start_of(&starts, row)["db_build_ms"].as_u64().unwrap_or(0) > 1000 {
+        // Not those that read levels built for minutes, or the levels on disk (a campaign's
+        // cell), which a test does not have.
+        let start = start_of(&starts, row);
+        if start["db_build_ms"].as_u64().unwrap_or(0) > 1000 || start.get("ledger").is_some() {
             continue;
         }
         for s in row["first_sowings"].as_array().expect("first_sowings") {
