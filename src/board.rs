@@ -27,6 +27,9 @@
 use crate::lanes::{Lanes, Narrow};
 use crate::rules::Rules;
 
+/// The houses of a board one byte each ([`Board::house_key`]).
+pub type HouseKey = [u8; 24];
+
 /// Houses of both sides from the mover's view, packed in lanes of `L` (see the module docs).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Board<L: Lanes = Narrow> {
@@ -130,6 +133,21 @@ impl<L: Lanes> Board<L> {
     #[inline(always)]
     pub fn house_bytes(self) -> [u8; 16] {
         self.houses.low_bytes()
+    }
+
+    /// The houses one byte each, as [`Board::house_bytes`] but for up to 12 houses a side
+    /// (zero past `2m`): the name of a board in a [`crate::search::harvest::Harvest`]. Exact
+    /// while every house holds at most 255 seeds.
+    pub fn house_key(self) -> HouseKey {
+        let mut key = [0u8; 24];
+        if L::CAPACITY <= 16 {
+            key[..16].copy_from_slice(&self.houses.low_bytes());
+        } else {
+            for (i, k) in key.iter_mut().enumerate().take(2 * self.houses_per_side()) {
+                *k = self.houses.lane(i).min(255) as u8;
+            }
+        }
+        key
     }
 
     /// Seeds on the mover's side.
@@ -263,6 +281,33 @@ impl<L: Lanes> Board<L> {
 mod tests {
     use super::*;
     use crate::lanes::Wide;
+
+    #[test]
+    fn the_house_key_names_every_house_of_up_to_12_a_side() {
+        // Boards that differ in one house only, the last of the opponent's too (lane 23 of
+        // 12 houses a side, past the 16 that house_bytes holds), have other keys; a narrow
+        // board's key is its house bytes.
+        for m in [2usize, 8, 9, 12] {
+            let mover: Vec<u32> = (0..m as u32).map(|i| i % 4).collect();
+            let opponent: Vec<u32> = (0..m as u32).map(|i| (i + 1) % 3).collect();
+            let base = Board::<Wide>::from_houses(&mover, &opponent).unwrap();
+            for i in 0..2 * m {
+                let (mut a, mut b) = (mover.clone(), opponent.clone());
+                if i < m {
+                    a[i] += 200;
+                } else {
+                    b[i - m] += 200;
+                }
+                let other = Board::<Wide>::from_houses(&a, &b).unwrap();
+                assert_ne!(base.house_key(), other.house_key(), "{m} houses, house {i}");
+            }
+            if m <= 8 {
+                let narrow = Board::<Narrow>::from_houses(&mover, &opponent).unwrap();
+                assert_eq!(narrow.house_key(), base.house_key());
+                assert_eq!(narrow.house_key()[..16], narrow.house_bytes());
+            }
+        }
+    }
 
     #[test]
     fn narrow_and_wide_sow_alike() {

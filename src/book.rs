@@ -922,6 +922,7 @@ pub fn make(
                 over_budget: false,
                 within: None,
                 continues: None,
+                threads: u32::try_from(solver.config().threads).ok(),
             };
             writer.append(&fact)?;
             ledger.refresh()?;

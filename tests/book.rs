@@ -261,7 +261,7 @@ fn a_book_that_lies_is_an_error_never_a_value() {
     )
     .unwrap();
     let mut forged = forged;
-    let fact = kalah::prove::fact::Fact::from_line(&lie).unwrap();
+    let fact = kalah::prove::fact::Fact::<kalah::Narrow>::from_line(&lie).unwrap();
     forged["digest"] = kalah::prove::certificate::digest(&fact).into();
     let mut checks = std::fs::read_to_string(home.join("book.checks.jsonl")).unwrap();
     checks.push_str(&format!("{forged}\n"));

@@ -252,7 +252,7 @@ fn one_two_and_three_workers_prove_the_same_value_and_their_ledgers_merge() {
         // Each worker tested leaves of its own share only (what a test that ran out of its
         // budget finished below its leaf, kept as facts, may be anywhere).
         for (i, path) in paths.iter().enumerate() {
-            let mut own = Ledger::new();
+            let mut own = Ledger::<Narrow>::new();
             own.add_file(path).unwrap();
             let share = Share {
                 index: i as u32,
@@ -297,17 +297,17 @@ fn a_contradicting_fact_is_refused_naming_both_lines() {
     let line = text
         .lines()
         .find(|l| {
-            let f = Fact::from_line(l).unwrap();
+            let f = Fact::<Narrow>::from_line(l).unwrap();
             !f.over_budget
                 && f.f_bounds().upper
                     < kalah::prove::fact::Bounds::widest(f.board().seeds(), Rules::Standard).upper
         })
         .expect("an upper bound was proven");
-    let fact = Fact::from_line(line).unwrap();
+    let fact = Fact::<Narrow>::from_line(line).unwrap();
     let liar = saying(line, fact.upper + 2);
     let bad = dir.0.join("bad.jsonl");
     std::fs::write(&bad, format!("{text}{liar}\n")).unwrap();
-    let mut ledger = Ledger::new();
+    let mut ledger = Ledger::<Narrow>::new();
     match ledger.add_file(&bad) {
         Err(e @ LedgerError::Conflict { .. }) => {
             let message = e.to_string();
@@ -329,7 +329,7 @@ fn check_catches_a_falsified_fact() {
     let root = start(4, 3, Rules::Standard);
     let path = dir.0.join("ledger.jsonl");
     campaign(root, &path, 1_000, false);
-    let mut ledger = Ledger::new();
+    let mut ledger = Ledger::<Narrow>::new();
     ledger.add_file(&path).unwrap();
     let s = solver(4, Rules::Standard);
     let mut checked = 0;
@@ -376,9 +376,9 @@ fn check_catches_a_falsified_fact() {
     );
     let line = text
         .lines()
-        .find(|l| Fact::from_line(l).unwrap().is_informative())
+        .find(|l| Fact::<Narrow>::from_line(l).unwrap().is_informative())
         .unwrap();
-    let fact = Fact::from_line(line).unwrap();
+    let fact = Fact::<Narrow>::from_line(line).unwrap();
     let exact = s.analyze(&fact.position, false, &mut |_| {}).unwrap().value;
     let lie = dir.0.join("lie.jsonl");
     std::fs::write(&lie, format!("{}\n", saying(line, exact + 2))).unwrap();
@@ -474,7 +474,7 @@ fn cut_or_garbled_lines_are_one_clear_error_and_a_torn_tail_is_cut() {
     for (name, content) in [("cut", cut), ("garbled", garbled), ("junk", junk)] {
         let p = dir.0.join(format!("{name}.jsonl"));
         std::fs::write(&p, content).unwrap();
-        let mut ledger = Ledger::new();
+        let mut ledger = Ledger::<Narrow>::new();
         let e = ledger.add_file(&p).unwrap_err();
         assert!(matches!(e, LedgerError::Garbled { .. }), "{name}: {e}");
         assert!(
@@ -490,7 +490,7 @@ fn cut_or_garbled_lines_are_one_clear_error_and_a_torn_tail_is_cut() {
     // A torn last line (a worker killed mid-write) is left unread, then cut by the next writer.
     let torn = dir.0.join("torn.jsonl");
     std::fs::write(&torn, format!("{}\n{}", lines[0], &lines[1][..20])).unwrap();
-    let mut ledger = Ledger::new();
+    let mut ledger = Ledger::<Narrow>::new();
     ledger.add_file(&torn).unwrap();
     assert_eq!(ledger.facts().len(), 1);
     assert_eq!(ledger.torn().len(), 1);
@@ -534,7 +534,7 @@ fn a_worker_killed_at_random_moments_resumes_to_the_same_value() {
             break;
         }
         // Every kill leaves a ledger that reads.
-        let mut ledger = Ledger::new();
+        let mut ledger = Ledger::<Narrow>::new();
         ledger
             .add_file(&path)
             .unwrap_or_else(|e| panic!("round {round}: {e}"));
@@ -612,7 +612,7 @@ fn a_ledger_replaced_under_its_writer_loses_no_fact() {
     for f in &facts[..4] {
         assert!(now.contains(&f.to_line()), "{now:?}");
     }
-    let mut ledger = Ledger::new();
+    let mut ledger = Ledger::<Narrow>::new();
     ledger.add_file(&path).unwrap();
     assert_eq!(ledger.facts().len(), 4);
 }
@@ -1021,6 +1021,7 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
         over_budget: false,
         within: None,
         continues: None,
+        threads: None,
     };
     let bad = dir.0.join("bad.jsonl");
     std::fs::write(&bad, format!("{}\n", lie.to_line())).unwrap();
@@ -1274,7 +1275,7 @@ fn a_reader_of_a_replaced_ledger_loses_nothing_and_never_calls_it_damaged() {
     let facts = campaign_facts(&dir.0, start(4, 3, Rules::Standard), 7);
     let path = dir.0.join("w.jsonl");
     let mut writer = LedgerWriter::open(&path).unwrap();
-    let mut ledger = Ledger::new();
+    let mut ledger = Ledger::<Narrow>::new();
     ledger.add_file(&path).unwrap();
     writer.append_all(&facts[..3]).unwrap();
     ledger.refresh().unwrap();
@@ -1327,4 +1328,108 @@ fn a_reader_of_a_replaced_ledger_loses_nothing_and_never_calls_it_damaged() {
     assert!(!on_disk.contains(&0), "a hole of zeros");
     ledger.refresh().unwrap();
     assert_eq!(ledger.facts().len(), 7);
+}
+
+#[test]
+fn boards_of_more_than_8_houses_are_proven_and_certified_by_one_thread() {
+    let dir = TempDir::new("prove", "wide");
+    let path = dir.0.join("k92.jsonl");
+    let l = path.to_str().unwrap();
+    // Kalah(9,2) empty-capture: 18 houses, in wide lanes. A small budget splits it several
+    // levels deep and keeps subtrees of the tests over it.
+    let small = ["--budget", "20000", "--threads", "2", "--tt-mb", "16"];
+    let mut args = vec!["prove", "-m", "9", "-n", "2", "--rules", "empty-capture"];
+    args.extend(["--ledger", l]);
+    args.extend(small);
+    kalah_ok(&args);
+    let solve = kalah_ok(&[
+        "solve",
+        "-m",
+        "9",
+        "-n",
+        "2",
+        "--rules",
+        "empty-capture",
+        "--json",
+        "--tt-mb",
+        "16",
+    ]);
+    let solved: serde_json::Value = serde_json::from_str(&solve).unwrap();
+    let status: serde_json::Value =
+        serde_json::from_str(&kalah_ok(&["prove", "--status", l, "--json"])).unwrap();
+    assert_eq!(status["houses"], 9);
+    assert_eq!(status["value"]["exact"], solved["value"], "{status}");
+    // Every fact says it was proven on 2 threads; some were kept from tests over budget,
+    // and they hold, proven again on one thread with a fresh table.
+    let mut ledger = Ledger::<kalah::Wide>::new();
+    ledger.add_file(&path).unwrap();
+    let facts: Vec<&Fact<kalah::Wide>> = ledger.facts().iter().map(|(f, _)| f).collect();
+    assert!(facts.iter().all(|f| f.threads == Some(2)));
+    let kept: Vec<&&Fact<kalah::Wide>> = facts.iter().filter(|f| f.within.is_some()).collect();
+    assert!(kept.len() > 5, "{} facts kept", kept.len());
+    let check = Solver::new(
+        9,
+        Rules::EmptyCapture,
+        SolverConfig {
+            threads: 1,
+            tt_mib: 16,
+            ..SolverConfig::default()
+        },
+    )
+    .unwrap();
+    for f in kept.iter().take(20) {
+        assert_eq!(prove::recheck(*f, &check).unwrap(), Recheck::Holds);
+    }
+    // No levels exist for 9 houses: lower-levels says so and names serial; no-db would
+    // search the facts as they were searched; serial certifies every bound.
+    let (code, _, err) = run_kalah(&["prove", "--certify", l]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("none for 9 houses") && err.contains("--by serial"),
+        "{err}"
+    );
+    let (code, out, err) = run_kalah(&["prove", "--certify", l, "--by", "no-db"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("no other path (--by serial"), "{err}");
+    assert!(
+        err.contains("more facts, each for one of the reasons above"),
+        "{err}"
+    );
+    assert!(
+        out.contains("not certified") && !out.contains(": certified"),
+        "{out}"
+    );
+    let out = kalah_ok(&["prove", "--certify", l, "--by", "serial", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let claims = report["claims"].as_array().unwrap();
+    assert!(!claims.is_empty());
+    for c in claims {
+        assert_eq!(c["certified"], true, "{c}");
+        assert_eq!(c["by"], serde_json::json!(["serial"]), "{c}");
+    }
+    // A campaign on one thread leaves serial no other path.
+    let one = dir.0.join("k91.jsonl");
+    let o = one.to_str().unwrap();
+    kalah_ok(&[
+        "prove",
+        "-m",
+        "9",
+        "-n",
+        "1",
+        "--ledger",
+        o,
+        "--threads",
+        "1",
+    ]);
+    let (code, out, err) = run_kalah(&["prove", "--certify", o, "--by", "serial"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("on 1 thread: --by serial would search it the same way"),
+        "{err}"
+    );
+    assert!(!out.contains(": certified"), "{out}");
+    // Books stay within the levels' 8 houses.
+    let (code, _, err) = run_kalah(&["prove", "-m", "9", "-n", "1", "--book", "1", "--ledger", o]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("at most 8 houses a side"), "{err}");
 }

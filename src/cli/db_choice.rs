@@ -172,6 +172,12 @@ impl DbChoice {
         if self.no_db {
             return "no endgame database (--no-db)".to_owned();
         }
+        if houses > kalah::db::MAX_DB_HOUSES {
+            return format!(
+                "no endgame database (none are built for {houses} houses: 1 to {})",
+                kalah::db::MAX_DB_HOUSES
+            );
+        }
         match kalah::db::home::home() {
             None => format!("no endgame database (no database home: set {HOME_VAR} or HOME)"),
             Some(home) => format!(

@@ -15,7 +15,7 @@ use clap::Args;
 use kalah::prove::ledger::Ledger;
 use kalah::prove::{ProveError, Share};
 use kalah::search::table_file::TableOrigin;
-use kalah::{AnyPosition, Narrow, Position, Rules, Side, Solver, SolverConfig, Variant};
+use kalah::{AnyPosition, Lanes, Position, Rules, Side, Solver, SolverConfig, Variant};
 
 use super::CliError;
 use super::args::{parse_position, rules_parser, side_parser};
@@ -63,8 +63,8 @@ pub struct ProveArgs {
     #[arg(long, value_name = "SIDE", value_parser = side_parser(), requires = "position")]
     to_move: Option<Side>,
 
-    /// Houses a side of the start to prove, M (1 to 8).
-    #[arg(long, short = 'm', value_parser = clap::value_parser!(u64).range(1..=8), requires = "seeds")]
+    /// Houses a side of the start to prove, M (1 to 12; the endgame levels stop at 8).
+    #[arg(long, short = 'm', value_parser = clap::value_parser!(u64).range(1..=12), requires = "seeds")]
     houses: Option<u64>,
 
     /// Seeds a house at the start, N (2·M·N at most 255).
@@ -177,9 +177,12 @@ pub struct ProveArgs {
     read_checks: Vec<PathBuf>,
 
     /// With --check or --certify: the other path. `lower-levels`: the database's levels up to two below
-    /// its top (none if it has fewer than 3); `no-db`: no database; `alphabeta`: plain
-    /// alpha-beta, no table, no database (small positions only).
-    #[arg(long, value_name = "PATH", default_value = "lower-levels", value_parser = ["lower-levels", "no-db", "alphabeta"])]
+    /// its top (none if it has fewer than 3); `no-db`: no database; `serial`: no database, one
+    /// thread and a table of its own, for facts proven on more threads without levels (boards
+    /// of more than 8 houses, which have none: the weakest path, another order of search and
+    /// another table, the same rules and search code); `alphabeta`: plain alpha-beta, no table,
+    /// no database (small positions only).
+    #[arg(long, value_name = "PATH", default_value = "lower-levels", value_parser = ["lower-levels", "no-db", "serial", "alphabeta"])]
     by: String,
 
     /// With --check: the seed of the draw [default: from the clock; printed].
@@ -317,7 +320,7 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
 }
 
 /// The root given on the command line, if any.
-fn given_root(args: &ProveArgs) -> Result<Option<Position<Narrow>>, CliError> {
+fn given_root(args: &ProveArgs) -> Result<Option<AnyPosition>, CliError> {
     let any = match (&args.position, args.houses, args.seeds) {
         (Some(text), _, _) => parse_position(text, args.to_move, args.rules)?,
         (None, Some(m), Some(n)) => {
@@ -327,16 +330,49 @@ fn given_root(args: &ProveArgs) -> Result<Option<Position<Narrow>>, CliError> {
         }
         _ => return Ok(None),
     };
-    match any {
-        AnyPosition::Narrow(p) if p.seeds_on_board() <= 255 => Ok(Some(p)),
-        _ => Err(CliError::input(
-            "kalah prove takes positions of at most 8 houses a side and 255 seeds",
-        )),
+    let seeds = kalah::with_position!(&any, p => p.seeds_on_board());
+    if seeds > 255 {
+        return Err(CliError::input(format!(
+            "kalah prove takes positions of at most 255 seeds, not {seeds}"
+        )));
     }
+    Ok(Some(any))
+}
+
+/// Ledgers read in the narrowest lanes that hold every board of theirs.
+enum AnyLedger {
+    Narrow(Ledger<kalah::Narrow>),
+    Wide(Ledger<kalah::Wide>),
+}
+
+/// The ledgers named (the first one, then --read), as [`read_ledgers`] reads them, in narrow
+/// lanes (the faster) when every board of theirs fits them, else in wide ones.
+fn read_any_ledgers(first: &PathBuf, args: &ProveArgs) -> Result<AnyLedger, CliError> {
+    let wide = read_ledgers::<kalah::Wide>(first, args)?;
+    let fits = wide.facts().iter().all(|(fact, _)| {
+        let p = &fact.position;
+        Position::<kalah::Narrow>::from_setup(&p.to_setup(), p.rules()).is_ok()
+    });
+    if !fits {
+        return Ok(AnyLedger::Wide(wide));
+    }
+    drop(wide);
+    Ok(AnyLedger::Narrow(read_ledgers(first, args)?))
+}
+
+/// The root of a command on the ledger `path` (and --read): the one given, else the one most of
+/// their facts name. The ledgers are read here in wide lanes, which hold a board of any size;
+/// the caller reads them again in the lanes of the root.
+fn ledger_root(args: &ProveArgs, path: &PathBuf) -> Result<AnyPosition, CliError> {
+    if let Some(root) = given_root(args)? {
+        return Ok(root);
+    }
+    let ledger = read_ledgers::<kalah::Wide>(path, args)?;
+    status::root_named(&ledger)
 }
 
 /// The ledgers named (the first one, then --read), read and checked against each other.
-fn read_ledgers(first: &PathBuf, args: &ProveArgs) -> Result<Ledger, CliError> {
+fn read_ledgers<L: Lanes>(first: &PathBuf, args: &ProveArgs) -> Result<Ledger<L>, CliError> {
     let mut ledger = Ledger::new();
     for path in std::iter::once(first).chain(&args.read) {
         if let Some(what) = kalah::files::not_regular(path) {
@@ -379,9 +415,9 @@ fn prove_error(e: ProveError) -> CliError {
 
 /// The solver and databases of a campaign on `root`, with the table of --table-file loaded
 /// ([`super::search::with_table_file`]).
-fn campaign_solver(
+fn campaign_solver<L: Lanes>(
     args: &ProveArgs,
-    root: &Position<Narrow>,
+    root: &Position<L>,
 ) -> Result<(Solver, Option<std::sync::Arc<kalah::db::Tablebase>>), CliError> {
     let (houses, rules) = (root.houses_per_side(), root.rules());
     let db = args.db.open(houses, rules)?;
@@ -396,19 +432,6 @@ fn campaign_solver(
     let solver = super::search::new_solver(houses, rules, config, db.clone())?;
     let solver = super::search::with_table_file(solver, &args.table)?;
     Ok((solver, db))
-}
-
-/// An MTD(f) solver for boards of `houses` houses under `rules` probing `db`, with --threads
-/// and --tt-mb, or a table sized as `solve` sizes it for `seeds` seeds.
-fn solver_with(
-    args: &ProveArgs,
-    houses: usize,
-    rules: Rules,
-    seeds: u32,
-    db: Option<std::sync::Arc<kalah::db::Tablebase>>,
-) -> Result<Solver, CliError> {
-    let config = config_with(args, houses, rules, seeds, db.as_ref());
-    super::search::new_solver(houses, rules, config, db)
 }
 
 /// The solver settings of --threads and --tt-mb, or a table sized as `solve` sizes it for

@@ -43,7 +43,7 @@ use serde_json::{Value, json};
 
 use crate::board::Board;
 use crate::fast_hash::FastMap;
-use crate::lanes::Narrow;
+use crate::lanes::Lanes;
 use crate::position::{Move, Position};
 use crate::prove::fact::{Bounds, Fact, MAX_LINE};
 use crate::prove::ledger::{Ledger, LedgerError, MAX_LEDGER_BYTES, read_lines, within};
@@ -55,7 +55,7 @@ use crate::rules::Rules;
 pub const CHECK_FORMAT: u64 = 1;
 
 /// The digest that names `fact` in a check: XXH3-128 of its canonical line, in hex.
-pub fn digest(fact: &Fact) -> String {
+pub fn digest<L: Lanes>(fact: &Fact<L>) -> String {
     format!(
         "{:032x}",
         xxhash_rust::xxh3::xxh3_128(fact.to_line().as_bytes())
@@ -75,7 +75,7 @@ pub struct Check {
     pub lower: i32,
     /// The fact's bounds.
     pub upper: i32,
-    /// The path: `lower-levels`, `no-db` or `alphabeta`.
+    /// The path: `lower-levels`, `no-db`, `serial` or `alphabeta`.
     pub by: String,
     /// The top level the check read, if any.
     pub top: Option<u32>,
@@ -151,7 +151,7 @@ impl Check {
             ),
         };
         let by = text("by")?;
-        if !["lower-levels", "no-db", "alphabeta"].contains(&by.as_str()) {
+        if !["lower-levels", "no-db", "serial", "alphabeta"].contains(&by.as_str()) {
             return Err(format!("unknown path \"{by}\""));
         }
         Ok(Check {
@@ -170,9 +170,12 @@ impl Check {
         })
     }
 
-    /// Whether this check took another path than `fact` did (other levels, or alpha-beta).
-    pub fn is_another_path(&self, fact: &Fact) -> bool {
-        self.by == "alphabeta" || self.top != fact.top
+    /// Whether this check took another path than `fact` did: other levels, alpha-beta, or one
+    /// thread where the fact's search had more.
+    pub fn is_another_path<L: Lanes>(&self, fact: &Fact<L>) -> bool {
+        self.by == "alphabeta"
+            || self.top != fact.top
+            || (self.by == "serial" && fact.threads.is_some_and(|t| t > 1))
     }
 }
 
@@ -261,7 +264,7 @@ impl Checks {
     /// campaign proves a fact with a table that earlier tests filled, a check from a colder one
     /// and with fewer levels: on Kalah(8,3) the checks took about 11 times their facts' nodes,
     /// and one fact proven alone, from an empty table, about 50 times (see docs/proofs.md).
-    pub fn cost_ratio(&self, ledger: &Ledger) -> Option<f64> {
+    pub fn cost_ratio<L: Lanes>(&self, ledger: &Ledger<L>) -> Option<f64> {
         let (mut facts, mut checks) = (0u64, 0u64);
         let mut seen = std::collections::HashSet::new();
         for (fact, _) in ledger.facts() {
@@ -277,7 +280,7 @@ impl Checks {
 
     /// What the checks say of `fact`: found wrong by any check, else certified by one that
     /// took another path, else (checked by the same path only, or never) unchecked.
-    pub fn verdict(&self, fact: &Fact) -> Verdict<'_> {
+    pub fn verdict<L: Lanes>(&self, fact: &Fact<L>) -> Verdict<'_> {
         let Some(checks) = self.by_digest.get(&digest(fact)) else {
             return Verdict::Unchecked;
         };
@@ -376,15 +379,15 @@ enum Choice {
 }
 
 /// The search for the cheapest supports.
-struct Support<'a> {
-    tree: &'a Tree,
-    ledger: &'a Ledger,
+struct Support<'a, L: Lanes> {
+    tree: &'a Tree<L>,
+    ledger: &'a Ledger<L>,
     checks: &'a Checks,
-    by_board: FastMap<(Rules, Board<Narrow>), Vec<usize>>,
+    by_board: FastMap<(Rules, Board<L>), Vec<usize>>,
     memo: HashMap<(usize, Side, i32), Option<(u64, Choice)>>,
 }
 
-impl Support<'_> {
+impl<L: Lanes> Support<'_, L> {
     fn fact_cost(&self, i: usize) -> u64 {
         let fact = &self.ledger.facts()[i].0;
         match self.checks.verdict(fact) {
@@ -502,14 +505,14 @@ impl Support<'_> {
 impl Certificate {
     /// The certificate of `root`'s bounds by `ledger`, as far as `checks` has checked it: the
     /// root's bounds and each first move's, each with the cheapest set of facts it rests on.
-    pub fn of(
-        root: Position<Narrow>,
-        ledger: &Ledger,
+    pub fn of<L: Lanes>(
+        root: Position<L>,
+        ledger: &Ledger<L>,
         checks: &Checks,
     ) -> Result<Self, ProveError> {
         crate::prove::check_root(&root)?;
         let tree = Tree::grow(root, ledger, MAX_TREE)?;
-        let mut by_board: FastMap<(Rules, Board<Narrow>), Vec<usize>> = FastMap::default();
+        let mut by_board: FastMap<(Rules, Board<L>), Vec<usize>> = FastMap::default();
         for (i, (fact, _)) in ledger.facts().iter().enumerate() {
             if fact.is_informative() {
                 by_board
@@ -601,7 +604,7 @@ impl Certificate {
 
     /// The facts not yet certified that the claims rest on (those of `side` only, if given:
     /// the lower bounds, or the upper ones), each once, cheapest first.
-    pub fn to_check(&self, ledger: &Ledger, side: Option<Side>) -> Vec<usize> {
+    pub fn to_check<L: Lanes>(&self, ledger: &Ledger<L>, side: Option<Side>) -> Vec<usize> {
         let mut all = self.union(|c| {
             if side.is_none_or(|s| s == c.side) {
                 &c.unchecked

@@ -26,6 +26,9 @@
 //!   which this fact's position was searched to the end: a subtree the test finished, kept
 //!   (see [`crate::search::harvest`]). Its `nodes` are that subtree's; the test's own fact
 //!   counts the rest.
+//! - `threads` (only when present): the search threads that proved it (facts written before
+//!   kalah recorded them have none). A check by one thread (`--by serial`) is another path
+//!   only for a fact of more.
 //! - `continues` (only when present): the position of the test this one took up (a test of
 //!   the same worker, just before, that ran out of its budget while its search was in this
 //!   position, one of its moves): the table kept what that search had done here, and this
@@ -40,7 +43,7 @@ use std::fmt;
 use serde_json::{Value, json};
 
 use crate::board::Board;
-use crate::lanes::Narrow;
+use crate::lanes::{Lanes, Narrow};
 use crate::position::{Position, Setup};
 use crate::rules::Rules;
 use crate::search::negamax::f_bounds;
@@ -106,9 +109,9 @@ impl Bounds {
 
 /// One fact: bounds on the value of a position, and its cost (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fact {
+pub struct Fact<L: Lanes = Narrow> {
     /// The position, with its stores and side to move.
-    pub position: Position<Narrow>,
+    pub position: Position<L>,
     /// lower <= value (stores included, for the side to move).
     pub lower: i32,
     /// value <= upper.
@@ -134,9 +137,11 @@ pub struct Fact {
     /// before, that ran out of its budget while its search was in this fact's position (one
     /// of its moves), whose work there the table kept for this test.
     pub continues: Option<String>,
+    /// The search threads that proved it, if recorded.
+    pub threads: Option<u32>,
 }
 
-impl Fact {
+impl<L: Lanes> Fact<L> {
     /// The bounds on f (the value less the store difference), fitted to f's parity and range.
     pub fn f_bounds(&self) -> Bounds {
         let stores = self.position.store_difference();
@@ -149,7 +154,7 @@ impl Fact {
     }
 
     /// The board the fact is about.
-    pub fn board(&self) -> Board<Narrow> {
+    pub fn board(&self) -> Board<L> {
         self.position.board()
     }
 
@@ -184,11 +189,14 @@ impl Fact {
         if let Some(test) = &self.continues {
             line["continues"] = json!(test);
         }
+        if let Some(threads) = self.threads {
+            line["threads"] = json!(threads);
+        }
         line.to_string()
     }
 
     /// Reads one ledger line; the error says what is wrong with it.
-    pub fn from_line(line: &str) -> Result<Fact, FactError> {
+    pub fn from_line(line: &str) -> Result<Fact<L>, FactError> {
         if line.len() > MAX_LINE {
             return Err(FactError(format!(
                 "a line of {} bytes (at most {MAX_LINE})",
@@ -227,7 +235,7 @@ impl Fact {
         let setup: Setup = literal
             .parse()
             .map_err(|e| FactError(format!("`position`: {e}")))?;
-        let position = Position::<Narrow>::from_setup(&setup, rules)
+        let position = Position::<L>::from_setup(&setup, rules)
             .map_err(|e| FactError(format!("`position`: {e}")))?;
         let houses = int("houses")?;
         if houses != position.houses_per_side() as i64 {
@@ -290,6 +298,15 @@ impl Fact {
             ),
         };
         let continues = optional_text("continues")?;
+        let threads = match map.get("threads") {
+            Some(Value::Null) | None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|t| u32::try_from(t).ok())
+                    .filter(|&t| (1..=4096).contains(&t))
+                    .ok_or_else(|| FactError("`threads` is not a count of threads".into()))?,
+            ),
+        };
         let over_budget = match map.get("over_budget") {
             Some(Value::Bool(b)) => *b,
             None => false,
@@ -308,6 +325,7 @@ impl Fact {
             over_budget,
             within,
             continues,
+            threads,
         })
     }
 }
@@ -343,13 +361,14 @@ mod tests {
             over_budget: false,
             within: None,
             continues: None,
+            threads: Some(2),
         }
     }
 
     #[test]
     fn a_fact_reads_back_as_written() {
         let f = fact();
-        assert_eq!(Fact::from_line(&f.to_line()).unwrap(), f);
+        assert_eq!(Fact::<Narrow>::from_line(&f.to_line()).unwrap(), f);
         // North to move with stores 3 (South) and 1 (North): f = value - (1 - 3), kept odd (11
         // seeds on the board).
         assert_eq!(
@@ -365,7 +384,10 @@ mod tests {
     fn cut_or_garbled_lines_are_errors() {
         let line = fact().to_line();
         for cut in [1, 10, line.len() / 2, line.len() - 1] {
-            assert!(Fact::from_line(&line[..cut]).is_err(), "cut at {cut}");
+            assert!(
+                Fact::<Narrow>::from_line(&line[..cut]).is_err(),
+                "cut at {cut}"
+            );
         }
         for (from, to) in [
             ("\"lower\":-4", "\"lower\":7"),
@@ -377,9 +399,9 @@ mod tests {
         ] {
             let bad = line.replacen(from, to, 1);
             assert_ne!(bad, line);
-            assert!(Fact::from_line(&bad).is_err(), "{bad}");
+            assert!(Fact::<Narrow>::from_line(&bad).is_err(), "{bad}");
         }
-        assert!(Fact::from_line(&"x".repeat(MAX_LINE + 1)).is_err());
+        assert!(Fact::<Narrow>::from_line(&"x".repeat(MAX_LINE + 1)).is_err());
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::board::Board;
 use crate::fast_hash::FastMap;
-use crate::lanes::Narrow;
+use crate::lanes::{Lanes, Narrow};
 use crate::prove::fact::{Bounds, Fact, MAX_LINE};
 use crate::rules::Rules;
 
@@ -159,7 +159,7 @@ pub(crate) fn within(file: &Path, len: u64, max: u64, bound: &str) -> Result<(),
 
 /// The fact of one line read at `at`: none for a blank line, an error naming the line for one
 /// that is not a fact.
-fn parse_line(text: &str, at: &Origin) -> Result<Option<Fact>, LedgerError> {
+fn parse_line<L: Lanes>(text: &str, at: &Origin) -> Result<Option<Fact<L>>, LedgerError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
@@ -187,15 +187,15 @@ fn file_id(file: &File) -> Option<(u64, u64)> {
 
 /// The facts of one or more ledger files, checked against each other (see the module docs).
 #[derive(Default)]
-pub struct Ledger {
+pub struct Ledger<L: Lanes = Narrow> {
     sources: Vec<Source>,
-    facts: Vec<(Fact, Origin)>,
-    known: FastMap<(Rules, Board<Narrow>), Known>,
+    facts: Vec<(Fact<L>, Origin)>,
+    known: FastMap<(Rules, Board<L>), Known>,
 }
 
-impl Ledger {
+impl<L: Lanes> Ledger<L> {
     /// An empty ledger.
-    pub fn new() -> Ledger {
+    pub fn new() -> Ledger<L> {
         Ledger::default()
     }
 
@@ -315,7 +315,7 @@ impl Ledger {
     }
 
     /// Adds a fact read at `at`, checked against the facts about the same board.
-    pub fn add(&mut self, fact: Fact, at: Origin) -> Result<(), LedgerError> {
+    pub fn add(&mut self, fact: Fact<L>, at: Origin) -> Result<(), LedgerError> {
         let rules = fact.position.rules();
         let board = fact.board();
         let f = fact.f_bounds();
@@ -379,12 +379,12 @@ impl Ledger {
     }
 
     /// What the facts say of `board` under `rules`, if anything.
-    pub fn known(&self, rules: Rules, board: Board<Narrow>) -> Option<&Known> {
+    pub fn known(&self, rules: Rules, board: Board<L>) -> Option<&Known> {
         self.known.get(&(rules, board))
     }
 
     /// Every fact read, in the order read, with where it was read.
-    pub fn facts(&self) -> &[(Fact, Origin)] {
+    pub fn facts(&self) -> &[(Fact<L>, Origin)] {
         &self.facts
     }
 
@@ -559,13 +559,13 @@ impl LedgerWriter {
     /// missing, together with every line of the file opened that the new one lacks: no fact
     /// written before is lost with the replaced file, and the worker, which reads the ledger
     /// by its path, sees what it wrote.
-    pub fn append(&mut self, fact: &Fact) -> Result<(), LedgerError> {
+    pub fn append<L: Lanes>(&mut self, fact: &Fact<L>) -> Result<(), LedgerError> {
         self.append_all(std::slice::from_ref(fact))
     }
 
     /// Appends `facts` as one line each, all in one write, and syncs them to the disk, as
     /// [`LedgerWriter::append`] does one.
-    pub fn append_all(&mut self, facts: &[Fact]) -> Result<(), LedgerError> {
+    pub fn append_all<L: Lanes>(&mut self, facts: &[Fact<L>]) -> Result<(), LedgerError> {
         let lines: Vec<String> = facts.iter().map(Fact::to_line).collect();
         self.append_lines(&lines)
     }

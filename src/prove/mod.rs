@@ -36,7 +36,7 @@ use std::time::Instant;
 
 use crate::board::Board;
 use crate::db::{DbError, Tablebase};
-use crate::lanes::{Lanes, Narrow};
+use crate::lanes::{Lanes, Narrow, Wide};
 use crate::position::{Move, Position};
 use crate::search::harvest::{Found, Harvest};
 use crate::search::{SolveError, Solver};
@@ -115,7 +115,7 @@ impl Share {
     pub const ALL: Share = Share { index: 0, count: 1 };
 
     /// Whether `board` is this worker's.
-    pub fn owns(self, board: Board<Narrow>) -> bool {
+    pub fn owns<L: Lanes>(self, board: Board<L>) -> bool {
         self.count <= 1 || board.key().digest() % u64::from(self.count) == u64::from(self.index)
     }
 }
@@ -154,13 +154,13 @@ impl Default for Config {
 
 /// What one step of a campaign did.
 #[derive(Clone, Debug)]
-pub enum Step {
+pub enum Step<L: Lanes = Narrow> {
     /// A leaf was tested and its fact written ...
     Tested {
         /// ... this one (boxed: a fact is large beside the other steps), ...
-        fact: Box<Fact>,
+        fact: Box<Fact<L>>,
         /// ... with the subtrees it finished before it ran out of its budget, if it did; ...
-        harvested: Vec<Fact>,
+        harvested: Vec<Fact<L>>,
         /// ... and the root's bounds since (stores included, for its side to move).
         root: Bounds,
     },
@@ -172,9 +172,9 @@ pub enum Step {
 
 /// Where a campaign stands, from its ledger alone.
 #[derive(Clone, Debug)]
-pub struct Status {
+pub struct Status<L: Lanes = Narrow> {
     /// The root.
-    pub root: Position<Narrow>,
+    pub root: Position<L>,
     /// Bounds on the root's value (stores included, for its side to move).
     pub value: Bounds,
     /// Each first move and the bounds of its value, for the root's side to move.
@@ -213,7 +213,7 @@ pub struct Status {
 /// The searches [`Status::recent`] looks back on.
 pub const RECENT: usize = 100;
 
-impl Status {
+impl<L: Lanes> Status<L> {
     /// Once the value is exact: the first moves proven best (their value is the root's), and
     /// those that may or may not be (the rest are proven worse).
     pub fn best_moves(&self) -> Option<(Vec<Move>, Vec<Move>)> {
@@ -235,10 +235,10 @@ impl Status {
     /// Where the campaign of `root` stands by `ledger` (tested against `guess`, stores
     /// included, if given; else against the lower bound plus 2).
     pub fn of(
-        root: Position<Narrow>,
-        ledger: &Ledger,
+        root: Position<L>,
+        ledger: &Ledger<L>,
         guess: Option<i32>,
-    ) -> Result<Status, ProveError> {
+    ) -> Result<Status<L>, ProveError> {
         check_root(&root)?;
         let mut tree = Tree::grow(root, ledger, MAX_TREE)?;
         let stores = root.store_difference();
@@ -262,7 +262,7 @@ impl Status {
             .map(|e| (e.mv, shift(tree.edge_bounds(e))))
             .collect();
         let facts = ledger.facts();
-        let searches: Vec<&Fact> = facts
+        let searches: Vec<&Fact<L>> = facts
             .iter()
             .map(|(f, _)| f)
             .filter(|f| f.budget.is_some() && f.within.is_none())
@@ -313,7 +313,7 @@ fn next_beta(b: Bounds, g: i32) -> i32 {
 /// which it is not yet known whether it is best, tested against the root's value (that decides
 /// the best moves, which is what a table of values needs, before any move's exact value);
 /// then each first move whose value is not exact, by MTD(f). None when all that is done.
-fn focus(tree: &Tree, all_moves: bool) -> Option<(usize, Option<i32>)> {
+fn focus<L: Lanes>(tree: &Tree<L>, all_moves: bool) -> Option<(usize, Option<i32>)> {
     let root = tree.root();
     if !root.bounds.is_exact() {
         return Some((0, None));
@@ -341,7 +341,7 @@ fn focus(tree: &Tree, all_moves: bool) -> Option<(usize, Option<i32>)> {
     })
 }
 
-pub(crate) fn check_root(root: &Position<Narrow>) -> Result<(), ProveError> {
+pub(crate) fn check_root<L: Lanes>(root: &Position<L>) -> Result<(), ProveError> {
     if root.is_finished() {
         return Err(ProveError::Root(format!(
             "the game is over at {root}: its value needs no proof"
@@ -358,35 +358,35 @@ struct Guess {
 }
 
 /// A campaign in progress: one worker's view of the ledger, its solver and its own file.
-pub struct Campaign<'a> {
-    root: Position<Narrow>,
+pub struct Campaign<'a, L: Lanes = Narrow> {
+    root: Position<L>,
     solver: &'a Solver,
     db: Option<&'a Tablebase>,
-    ledger: Ledger,
+    ledger: Ledger<L>,
     writer: LedgerWriter,
     config: Config,
     /// Guesses of f by focus board.
-    guesses: HashMap<Board<Narrow>, Guess>,
+    guesses: HashMap<Board<L>, Guess>,
     /// What a test finished, for a test that runs out of its budget.
     harvest: Harvest,
     /// The moves the last test's search stopped in, if it ran out of its budget, with the
     /// position of that test: the next test takes one up.
-    in_flight: HashMap<Board<Narrow>, String>,
+    in_flight: HashMap<Board<L>, String>,
 }
 
-impl<'a> Campaign<'a> {
+impl<'a, L: Lanes> Campaign<'a, L> {
     /// A campaign of `root` that appends to `own` and reads `others` too; `solver` (with `db`
     /// as its databases, if any) runs the tests; `guess`, if given, is the first guess of the
     /// root's value (stores included).
     pub fn open(
-        root: Position<Narrow>,
+        root: Position<L>,
         own: &Path,
         others: &[PathBuf],
         solver: &'a Solver,
         db: Option<&'a Tablebase>,
         config: Config,
         guess: Option<i32>,
-    ) -> Result<Campaign<'a>, ProveError> {
+    ) -> Result<Campaign<'a, L>, ProveError> {
         check_root(&root)?;
         let writer = LedgerWriter::open(own)?;
         let mut ledger = Ledger::new();
@@ -419,17 +419,17 @@ impl<'a> Campaign<'a> {
     }
 
     /// The root.
-    pub fn root(&self) -> Position<Narrow> {
+    pub fn root(&self) -> Position<L> {
         self.root
     }
 
     /// The facts read so far.
-    pub fn ledger(&self) -> &Ledger {
+    pub fn ledger(&self) -> &Ledger<L> {
         &self.ledger
     }
 
     /// Where the campaign stands.
-    pub fn status(&self) -> Result<Status, ProveError> {
+    pub fn status(&self) -> Result<Status<L>, ProveError> {
         let g = self.guesses.get(&self.root.board()).map(|g| g.g);
         Status::of(
             self.root,
@@ -440,7 +440,7 @@ impl<'a> Campaign<'a> {
 
     /// One step (see the module docs): reads the ledgers again, tests one leaf and appends its
     /// fact; [`Step::Idle`] when the leaves of the test in hand are all other workers'.
-    pub fn step(&mut self) -> Result<Step, ProveError> {
+    pub fn step(&mut self) -> Result<Step<L>, ProveError> {
         // Every node this step searches (the guess, the test) is the cost of its fact.
         let nodes = self.solver.nodes();
         let cpu = crate::cpu_time();
@@ -540,9 +540,9 @@ impl<'a> Campaign<'a> {
     /// Takes up the last test again if that one ran out of its budget in `position`.
     fn test(
         &mut self,
-        position: Position<Narrow>,
+        position: Position<L>,
         t: i32,
-    ) -> Result<(Fact, Vec<Fact>), ProveError> {
+    ) -> Result<(Fact<L>, Vec<Fact<L>>), ProveError> {
         let board = position.board();
         let rules = position.rules();
         let widest = Bounds::widest(board.seeds(), rules);
@@ -591,7 +591,7 @@ impl<'a> Campaign<'a> {
 
     /// A null-window test of "f >= t" within the budget, harvesting what it finishes (when
     /// the campaign harvests).
-    fn test_leaf(&self, board: Board<Narrow>, t: i32) -> Result<Option<i32>, SolveError> {
+    fn test_leaf(&self, board: Board<L>, t: i32) -> Result<Option<i32>, SolveError> {
         if self.config.harvest_plies == 0 {
             return self.solver.test(board, t, Some(self.config.budget));
         }
@@ -601,7 +601,7 @@ impl<'a> Campaign<'a> {
 
     /// A fact of this campaign: `bounds` on f of `position`'s board, found in `nodes` nodes
     /// and `cpu_s` seconds (no budget: the caller sets it).
-    fn fact(&self, position: Position<Narrow>, bounds: Bounds, nodes: u64, cpu_s: f64) -> Fact {
+    fn fact(&self, position: Position<L>, bounds: Bounds, nodes: u64, cpu_s: f64) -> Fact<L> {
         let stores = position.store_difference();
         Fact {
             position,
@@ -616,6 +616,7 @@ impl<'a> Campaign<'a> {
             over_budget: false,
             within: None,
             continues: None,
+            threads: u32::try_from(self.solver.config().threads).ok(),
         }
     }
 
@@ -624,9 +625,9 @@ impl<'a> Campaign<'a> {
     /// in (see [`crate::search::harvest`]), as facts: at most [`Config::harvest_facts`], the
     /// largest, and none the ledger already holds. The moves its search stopped in are kept
     /// in [`Campaign::in_flight`], for the next test to take up.
-    fn reap(&mut self, position: Position<Narrow>) -> Vec<Fact> {
+    fn reap(&mut self, position: Position<L>) -> Vec<Fact<L>> {
         let rules = position.rules();
-        let mut found: Vec<(Position<Narrow>, Bounds, u64)> = Vec::new();
+        let mut found: Vec<(Position<L>, Bounds, u64)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![(position, 0u32)];
         while let Some((p, ply)) = stack.pop() {
@@ -636,7 +637,7 @@ impl<'a> Campaign<'a> {
                     continue;
                 }
                 let board = next.board();
-                let houses = board.house_bytes();
+                let houses = board.house_key();
                 if !seen.insert(houses) {
                     continue;
                 }
@@ -689,7 +690,7 @@ pub enum Recheck {
 /// Proves `fact`'s bounds again with `solver` (set up by the caller for another path: other
 /// levels, none, or another algorithm): one null-window test a bound that says more than the
 /// seeds, or an exact solve when `solver` is not MTD(f).
-pub fn recheck(fact: &Fact, solver: &Solver) -> Result<Recheck, ProveError> {
+pub fn recheck<L: Lanes>(fact: &Fact<L>, solver: &Solver) -> Result<Recheck, ProveError> {
     if !fact.is_informative() {
         return Ok(Recheck::Empty);
     }
@@ -756,7 +757,8 @@ pub fn merge(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
 
 fn merge_into(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
     let mut writer = LedgerWriter::open(into)?;
-    let mut all = Ledger::new();
+    // Wide lanes hold the positions of every board size a ledger may hold.
+    let mut all = Ledger::<Wide>::new();
     all.add_file(into)?;
     for input in inputs {
         all.add_file(input)?;
@@ -782,8 +784,8 @@ fn merge_into(inputs: &[PathBuf], into: &Path) -> Result<Merged, ProveError> {
 
 /// The first fact (with where it was read) that names the root most facts of `ledger` name,
 /// if any: its `root` is that root, under its rules.
-pub fn root_of(ledger: &Ledger) -> Option<&(Fact, Origin)> {
-    let mut count: HashMap<&str, (usize, &(Fact, Origin))> = HashMap::new();
+pub fn root_of<L: Lanes>(ledger: &Ledger<L>) -> Option<&(Fact<L>, Origin)> {
+    let mut count: HashMap<&str, (usize, &(Fact<L>, Origin))> = HashMap::new();
     for entry in ledger.facts() {
         if let Some(root) = &entry.0.root {
             count.entry(root).or_insert((0, entry)).0 += 1;

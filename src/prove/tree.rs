@@ -26,7 +26,7 @@
 use std::fmt;
 
 use crate::board::Board;
-use crate::lanes::Narrow;
+use crate::lanes::{Lanes, Narrow};
 use crate::position::{Move, Position};
 use crate::prove::fact::Bounds;
 use crate::prove::ledger::Ledger;
@@ -60,9 +60,9 @@ pub struct Edge {
 
 /// One position of the tree.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub struct Node<L: Lanes = Narrow> {
     /// The position (stores as reached from the root).
-    pub position: Position<Narrow>,
+    pub position: Position<L>,
     /// Its moves, if it is split; empty for a leaf.
     pub moves: Vec<Edge>,
     /// Bounds on f of its board (the value less the stores), from the facts and its moves.
@@ -77,14 +77,14 @@ pub struct Node {
     pub depth: u32,
 }
 
-impl Node {
+impl<L: Lanes> Node<L> {
     /// Whether the node is split into its moves.
     pub fn is_split(&self) -> bool {
         !self.moves.is_empty()
     }
 
     /// The board.
-    pub fn board(&self) -> Board<Narrow> {
+    pub fn board(&self) -> Board<L> {
         self.position.board()
     }
 }
@@ -122,8 +122,8 @@ impl fmt::Display for TreeError {
 impl std::error::Error for TreeError {}
 
 /// The proof tree of a root, as the ledger has split it (see the module docs).
-pub struct Tree {
-    nodes: Vec<Node>,
+pub struct Tree<L: Lanes = Narrow> {
+    nodes: Vec<Node<L>>,
 }
 
 /// The test of `edge`'s child that answers "is the edge's value >= `t`" for the node it leaves:
@@ -136,14 +136,14 @@ pub fn child_threshold(edge: &Edge, t: i32) -> i32 {
     }
 }
 
-impl Tree {
+impl<L: Lanes> Tree<L> {
     /// The tree of `root` (a position with a move to make) grown as `ledger`'s facts split it,
     /// with every node's bounds; at most `max_nodes` positions.
     pub fn grow(
-        root: Position<Narrow>,
-        ledger: &Ledger,
+        root: Position<L>,
+        ledger: &Ledger<L>,
         max_nodes: usize,
-    ) -> Result<Tree, TreeError> {
+    ) -> Result<Tree<L>, TreeError> {
         let rules = root.rules();
         let mut nodes = vec![leaf(root, 0)];
         let mut i = 0;
@@ -187,12 +187,12 @@ impl Tree {
     }
 
     /// Every node, the root first, children after their parents.
-    pub fn nodes(&self) -> &[Node] {
+    pub fn nodes(&self) -> &[Node<L>] {
         &self.nodes
     }
 
     /// The root.
-    pub fn root(&self) -> &Node {
+    pub fn root(&self) -> &Node<L> {
         &self.nodes[0]
     }
 
@@ -220,7 +220,7 @@ impl Tree {
     /// Works out every node's bounds again, leaves first, from `ledger` as it is now (facts
     /// added since the tree was grown tighten its positions' bounds; a position they split
     /// stays a leaf until the tree is grown again).
-    pub fn bound(&mut self, ledger: &Ledger) -> Result<(), TreeError> {
+    pub fn bound(&mut self, ledger: &Ledger<L>) -> Result<(), TreeError> {
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
             let board = node.board();
@@ -342,7 +342,7 @@ impl Tree {
         &self,
         focus: usize,
         limit: usize,
-        order: &mut dyn FnMut(&Node) -> Vec<usize>,
+        order: &mut dyn FnMut(&Node<L>) -> Vec<usize>,
     ) -> Vec<usize> {
         let mut out = Vec::new();
         let mut seen = vec![false; self.nodes.len()];
@@ -354,7 +354,7 @@ impl Tree {
         &self,
         i: usize,
         limit: usize,
-        order: &mut dyn FnMut(&Node) -> Vec<usize>,
+        order: &mut dyn FnMut(&Node<L>) -> Vec<usize>,
         seen: &mut [bool],
         out: &mut Vec<usize>,
     ) {
@@ -412,7 +412,7 @@ impl Tree {
 }
 
 /// A node not split yet, its bounds and numbers still to be worked out.
-fn leaf(position: Position<Narrow>, depth: u32) -> Node {
+fn leaf<L: Lanes>(position: Position<L>, depth: u32) -> Node<L> {
     Node {
         position,
         moves: Vec::new(),

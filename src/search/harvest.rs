@@ -29,6 +29,7 @@
 
 use std::sync::Mutex;
 
+use crate::board::HouseKey;
 use crate::fast_hash::FastMap;
 
 /// The most records a harvest keeps (each is some 40 bytes).
@@ -56,7 +57,7 @@ pub struct Harvest {
     pub plies: u32,
     /// A finished node is recorded only with at least this many nodes below it.
     pub min_nodes: u64,
-    found: Mutex<FastMap<[u8; 16], Found>>,
+    found: Mutex<FastMap<HouseKey, Found>>,
 }
 
 impl Harvest {
@@ -76,10 +77,10 @@ impl Harvest {
         ply >= 1 && ply <= self.plies
     }
 
-    /// Records that the search of the board with houses `houses` (as [`crate::Board::house_bytes`]
+    /// Records that the search of the board with houses `houses` (as [`crate::Board::house_key`]
     /// gives them) finished with `lower <= f <= upper` in `nodes` nodes. A board finished twice
     /// (a transposition) keeps both results' bounds, and the larger count.
-    pub fn done(&self, houses: [u8; 16], lower: i32, upper: i32, nodes: u64) {
+    pub fn done(&self, houses: HouseKey, lower: i32, upper: i32, nodes: u64) {
         if nodes < self.min_nodes {
             return;
         }
@@ -109,7 +110,7 @@ impl Harvest {
     /// Records that the search stopped below the board with houses `houses` (one that
     /// finished elsewhere, a transposition, stays finished).
     #[cold]
-    pub fn unfinished(&self, houses: [u8; 16]) {
+    pub fn unfinished(&self, houses: HouseKey) {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if found.len() < MAX_RECORDS {
             found.entry(houses).or_insert(Found::Unfinished);
@@ -117,7 +118,7 @@ impl Harvest {
     }
 
     /// What was recorded of the board with houses `houses`.
-    pub fn get(&self, houses: &[u8; 16]) -> Option<Found> {
+    pub fn get(&self, houses: &HouseKey) -> Option<Found> {
         let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         found.get(houses).copied()
     }

@@ -518,7 +518,8 @@ impl Solver {
     }
 
     /// [`Solver::test`], recording in `harvest` (cleared first) what the search finished near
-    /// its root: when the budget runs out, the subtrees it had proven (see [`harvest`]).
+    /// its root: when the budget runs out, the subtrees it had proven (see [`harvest`]). A board
+    /// of more than 255 seeds records nothing.
     pub fn test_harvesting<L: Lanes>(
         &self,
         board: Board<L>,
@@ -545,6 +546,8 @@ impl Solver {
             )));
         }
         let limit = max_nodes.map_or(u64::MAX, |n| self.nodes().saturating_add(n));
+        // A harvest names boards by a byte a house: exact up to 255 seeds on the board.
+        let harvest = harvest.filter(|_| board.seeds() <= 255);
         Ok(self
             .null_window_limited(board, beta, EXACT_DEPTH, limit, harvest)?
             .map(|(v, _)| v))

@@ -18,10 +18,19 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
     use kalah::book::{self, BookError};
     use kalah::prove::ledger::LedgerWriter;
     let own = args.ledger.as_ref().expect("clap requires --ledger");
-    let Some(root) = given_root(args)? else {
-        return Err(CliError::input(
-            "give the root: a position, or the start with -m M -n N",
-        ));
+    let root = match given_root(args)? {
+        Some(kalah::AnyPosition::Narrow(root)) => root,
+        Some(kalah::AnyPosition::Wide(root)) => {
+            return Err(CliError::input(format!(
+                "--book takes boards of at most 8 houses a side, not {}",
+                root.houses_per_side()
+            )));
+        }
+        None => {
+            return Err(CliError::input(
+                "give the root: a position, or the start with -m M -n N",
+            ));
+        }
     };
     if args.list {
         let top = match args.book_levels {

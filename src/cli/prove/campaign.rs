@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use kalah::prove::fact::{Bounds, Fact};
 use kalah::prove::{Campaign, Config, ProveError, Step};
+use kalah::{AnyPosition, Lanes, Position};
 use serde_json::json;
 
 use super::super::CliError;
@@ -15,15 +16,18 @@ use super::super::human::human_count;
 use super::{ProveArgs, campaign_solver, given_root, prove_error};
 
 pub fn run(args: &ProveArgs) -> Result<(), CliError> {
+    match given_root(args)? {
+        Some(AnyPosition::Narrow(root)) => run_on(args, root),
+        Some(AnyPosition::Wide(root)) => run_on(args, root),
+        None => Err(CliError::input(
+            "give the root: a position, or the start with -m M -n N",
+        )),
+    }
+}
+
+/// The campaign of `root`, in the lanes that hold its boards.
+fn run_on<L: Lanes>(args: &ProveArgs, root: Position<L>) -> Result<(), CliError> {
     let own = args.ledger.as_ref().expect("clap requires --ledger");
-    let root = match given_root(args)? {
-        Some(root) => root,
-        None => {
-            return Err(CliError::input(
-                "give the root: a position, or the start with -m M -n N",
-            ));
-        }
-    };
     let (solver, db) = campaign_solver(args, &root)?;
     let config = Config {
         budget: args.budget,
@@ -103,9 +107,9 @@ pub fn run(args: &ProveArgs) -> Result<(), CliError> {
     }
 }
 
-fn campaign_loop(
+fn campaign_loop<L: Lanes>(
     args: &ProveArgs,
-    campaign: &mut Campaign<'_>,
+    campaign: &mut Campaign<'_, L>,
     started: Instant,
 ) -> Result<(), ProveError> {
     let mut tests = 0u64;
@@ -148,10 +152,10 @@ fn campaign_loop(
     }
 }
 
-fn report_test(
-    campaign: &Campaign<'_>,
-    fact: &Fact,
-    harvested: &[Fact],
+fn report_test<L: Lanes>(
+    campaign: &Campaign<'_, L>,
+    fact: &Fact<L>,
+    harvested: &[Fact<L>],
     root: Bounds,
     n: u64,
     json: bool,

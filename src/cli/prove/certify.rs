@@ -12,14 +12,17 @@ use kalah::prove::fact::Fact;
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
 use kalah::search::table_file::TableOrigin;
-use kalah::{Algorithm, Narrow, Position, Rules, Solver, SolverConfig};
+use kalah::{Algorithm, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig};
 use serde_json::json;
 
 use super::super::CliError;
 use super::super::args::print_json;
 use super::super::human::{human_count, human_duration};
 use super::super::search::{new_solver, with_table_file};
-use super::{ProveArgs, config_with, given_root, ledger_error, prove_error, read_ledgers};
+use super::{
+    AnyLedger, ProveArgs, config_with, ledger_error, ledger_root, prove_error, read_any_ledgers,
+    read_ledgers,
+};
 
 /// The most solvers (one a set of levels) kept at once: each holds a table.
 const SOLVERS: usize = 2;
@@ -53,11 +56,19 @@ fn leaving_no_empty_file(
 }
 
 fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    match ledger_root(args, path)? {
+        AnyPosition::Narrow(root) => certify_root(args, path, root),
+        AnyPosition::Wide(root) => certify_root(args, path, root),
+    }
+}
+
+/// [`certify`] of `root`, in the lanes that hold its boards.
+fn certify_root<L: Lanes>(
+    args: &ProveArgs,
+    path: &PathBuf,
+    root: Position<L>,
+) -> Result<(), CliError> {
     let mut ledger = read_ledgers(path, args)?;
-    let root = match given_root(args)? {
-        Some(root) => root,
-        None => super::status::root_named(&ledger)?,
-    };
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
     let mut checks = read_checks(&own, &args.read_checks)?;
@@ -180,9 +191,13 @@ impl Paths {
             match args.db.open(houses, rules)? {
                 Some(db) => (Some(db.max_level()), Some(db.dir().to_path_buf())),
                 None => {
-                    return Err(CliError::input(
-                        "--by lower-levels checks with the levels below the database's top, and there is no database here (--db DIR, or --by no-db / alphabeta)",
-                    ));
+                    return Err(CliError::input(if houses > kalah::db::MAX_DB_HOUSES {
+                        format!(
+                            "--by lower-levels checks with the levels below the database's top, and there are none for {houses} houses (--by serial checks without them)"
+                        )
+                    } else {
+                        "--by lower-levels checks with the levels below the database's top, and there is no database here (--db DIR, or --by no-db / serial / alphabeta)".to_owned()
+                    }));
                 }
             }
         } else {
@@ -223,7 +238,7 @@ impl Paths {
     /// The levels a check of `fact` reads: for `lower-levels`, two below the database's top
     /// and two below the fact's own seeds (so that no fact is a lookup of the levels that may
     /// have made it), and never the fact's own top; else none. `Err`: no other path for it.
-    fn top_for(&self, args: &ProveArgs, fact: &Fact) -> Result<Option<u32>, String> {
+    fn top_for<L: Lanes>(&self, args: &ProveArgs, fact: &Fact<L>) -> Result<Option<u32>, String> {
         if let Some(why) = super::check::alphabeta_too_long(args, fact) {
             return Err(why);
         }
@@ -238,9 +253,17 @@ impl Paths {
             }
             _ => None,
         };
-        if self.by != "alphabeta" && top == fact.top {
+        let serial_differs = self.by == "serial" && fact.threads.is_some_and(|t| t > 1);
+        if self.by != "alphabeta" && top == fact.top && !serial_differs {
+            if self.by == "serial" {
+                return Err(format!(
+                    "it was proven without levels on {}: --by serial would search it the same way (no other path)",
+                    fact.threads
+                        .map_or("threads not recorded".to_owned(), |t| format!("{t} thread"))
+                ));
+            }
             return Err(format!(
-                "it was proven {} levels, as --by {} would check it: no other path (--by alphabeta for small positions, or lower-levels with levels)",
+                "it was proven {} levels, as --by {} would check it: no other path (--by serial for facts proven on more threads, alphabeta for small positions, or lower-levels with levels)",
                 if fact.top.is_some() {
                     "with the same"
                 } else {
@@ -256,10 +279,10 @@ impl Paths {
 /// Checks the facts the bounds rest on until they are all certified, one is found wrong, or
 /// --jobs / --hours stop it. Returns the checks run and the facts found wrong (as file:line).
 #[allow(clippy::too_many_arguments)]
-fn certify_loop(
+fn certify_loop<L: Lanes>(
     args: &ProveArgs,
-    root: Position<Narrow>,
-    ledger: &mut Ledger,
+    root: Position<L>,
+    ledger: &mut Ledger<L>,
     checks: &mut Checks,
     writer: &mut LedgerWriter,
     paths: &Paths,
@@ -326,18 +349,16 @@ fn certify_loop(
             }
         }
     }
-    for line in &no_path {
-        eprintln!("not checked: {line}");
-    }
+    say_not_checked(&no_path);
     Ok((ran, Vec::new()))
 }
 
 /// Proves `fact` (read at `origin`) again by the path of `paths`: its check, or `None` (the
 /// reason pushed on `no_path`) when there is no other path for it.
-fn check_one(
+fn check_one<L: Lanes>(
     args: &ProveArgs,
     paths: &Paths,
-    fact: &Fact,
+    fact: &Fact<L>,
     origin: &kalah::prove::ledger::Origin,
     solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
     no_path: &mut Vec<String>,
@@ -380,6 +401,21 @@ fn check_one(
         cpu_s,
         fact_at: origin.to_string(),
     }))
+}
+
+/// The facts left unchecked for want of another path, with why: the first few, then how
+/// many more (a campaign's facts are many, and mostly left out for one reason).
+fn say_not_checked(no_path: &[String]) {
+    const SHOWN: usize = 5;
+    for line in no_path.iter().take(SHOWN) {
+        eprintln!("not checked: {line}");
+    }
+    if no_path.len() > SHOWN {
+        eprintln!(
+            "not checked: {} more facts, each for one of the reasons above",
+            no_path.len() - SHOWN
+        );
+    }
 }
 
 /// Appends `check`, the `ran`th, to the checks file and says so ([`say_check`]).
@@ -435,7 +471,18 @@ pub fn check_all(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
 }
 
 fn check_every_fact(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
-    let ledger = read_ledgers(path, args)?;
+    match read_any_ledgers(path, args)? {
+        AnyLedger::Narrow(ledger) => check_every_fact_in(args, path, ledger),
+        AnyLedger::Wide(ledger) => check_every_fact_in(args, path, ledger),
+    }
+}
+
+/// [`check_every_fact`] of `ledger` (read from `path` and --read).
+fn check_every_fact_in<L: Lanes>(
+    args: &ProveArgs,
+    path: &Path,
+    ledger: Ledger<L>,
+) -> Result<(), CliError> {
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
     let checks = read_checks(&own, &args.read_checks)?;
@@ -517,9 +564,7 @@ fn check_every_fact(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
         Err(e) => return Err(e),
         Ok(()) => {}
     }
-    for line in &no_path {
-        eprintln!("not checked: {line}");
-    }
+    say_not_checked(&no_path);
     let left = informative - certified - held as usize - wrong.len();
     if args.json {
         print_json(&json!({
@@ -579,11 +624,11 @@ type SolverKey = (usize, Rules, Option<u32>);
 
 /// The solver of a check that reads the levels 0..`top` (or none), made on first use; at most
 /// [`SOLVERS`] are kept.
-fn solver_for(
+fn solver_for<L: Lanes>(
     args: &ProveArgs,
     paths: &Paths,
     top: Option<u32>,
-    fact: &Fact,
+    fact: &Fact<L>,
     solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
 ) -> Result<Arc<Solver>, CliError> {
     if let Some((_, s)) = solvers
@@ -616,6 +661,9 @@ fn solver_for(
             fact.position.seeds_on_board(),
             db.as_ref(),
         );
+        if paths.by == "serial" {
+            config.threads = 1;
+        }
         if keeps_file {
             let user = TableOrigin::Checks { top };
             args.table
@@ -642,7 +690,7 @@ fn solver_for(
 
 /// A claim's line for people: "value >= +2: certified by lower-levels (14 facts)". `ratio`
 /// is [`Checks::cost_ratio`]: what a check has cost so far, in its fact's nodes.
-pub fn claim_text(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> String {
+pub fn claim_text<L: Lanes>(c: &Claim, ledger: &Ledger<L>, ratio: Option<f64>) -> String {
     let n = c.facts.len();
     let facts = if n == 1 {
         "1 fact".to_owned()
@@ -673,7 +721,7 @@ pub fn claim_text(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> String {
 }
 
 /// The nodes the campaign took to prove the facts `c` rests on that are not certified yet.
-fn nodes_left(c: &Claim, ledger: &Ledger) -> u64 {
+fn nodes_left<L: Lanes>(c: &Claim, ledger: &Ledger<L>) -> u64 {
     c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum()
 }
 
@@ -706,7 +754,11 @@ pub fn ratio_text(ratio: Option<f64>) -> String {
 }
 
 /// A claim as JSON.
-pub fn claim_json(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> serde_json::Value {
+pub fn claim_json<L: Lanes>(
+    c: &Claim,
+    ledger: &Ledger<L>,
+    ratio: Option<f64>,
+) -> serde_json::Value {
     let left = nodes_left(c, ledger);
     json!({
         "move": c.mv.map(|m| m.house()),
@@ -722,10 +774,10 @@ pub fn claim_json(c: &Claim, ledger: &Ledger, ratio: Option<f64>) -> serde_json:
     })
 }
 
-fn report(
-    root: &Position<Narrow>,
+fn report<L: Lanes>(
+    root: &Position<L>,
     cert: &Certificate,
-    ledger: &Ledger,
+    ledger: &Ledger<L>,
     checks: &Checks,
     ran: u64,
     json: bool,

@@ -4,16 +4,24 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use kalah::prove::fact::Fact;
+use kalah::prove::ledger::Ledger;
 use kalah::prove::{self, Recheck};
-use kalah::{Algorithm, Rules, Solver, SolverConfig};
+use kalah::{Algorithm, Lanes, Rules, Solver, SolverConfig};
 use serde_json::json;
 
 use super::super::CliError;
 use super::super::args::print_json;
-use super::{ProveArgs, prove_error, read_ledgers, solver_with};
+use super::{AnyLedger, ProveArgs, config_with, prove_error, read_any_ledgers};
 
 pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
-    let ledger = read_ledgers(path, args)?;
+    match read_any_ledgers(path, args)? {
+        AnyLedger::Narrow(ledger) => check_sample(args, ledger),
+        AnyLedger::Wide(ledger) => check_sample(args, ledger),
+    }
+}
+
+/// A sample of `ledger`'s facts proven again.
+fn check_sample<L: Lanes>(args: &ProveArgs, ledger: Ledger<L>) -> Result<(), CliError> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -106,7 +114,7 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
 
 /// Why `fact` is not checked by plain alpha-beta (--by alphabeta: no table, no levels), if
 /// the cost model puts that past an hour ([`kalah::search::cost::estimated_alphabeta_seconds`]).
-pub fn alphabeta_too_long(args: &ProveArgs, fact: &Fact) -> Option<String> {
+pub fn alphabeta_too_long<L: Lanes>(args: &ProveArgs, fact: &Fact<L>) -> Option<String> {
     if args.by != "alphabeta" {
         return None;
     }
@@ -146,11 +154,11 @@ pub fn levels_up_to(
 }
 
 /// The solver of --check for facts of `houses` houses under `rules`, by the path --by names.
-fn check_solver(
+fn check_solver<L: Lanes>(
     args: &ProveArgs,
     houses: usize,
     rules: Rules,
-    fact: &Fact,
+    fact: &Fact<L>,
 ) -> Result<Solver, CliError> {
     if args.by == "alphabeta" {
         let default = SolverConfig::default();
@@ -173,5 +181,10 @@ fn check_solver(
     } else {
         None
     };
-    solver_with(args, houses, rules, fact.position.seeds_on_board(), db)
+    let seeds = fact.position.seeds_on_board();
+    let mut config = config_with(args, houses, rules, seeds, db.as_ref());
+    if args.by == "serial" {
+        config.threads = 1;
+    }
+    super::super::search::new_solver(houses, rules, config, db)
 }

@@ -7,21 +7,24 @@ use kalah::prove::certificate::{self, Certificate};
 use kalah::prove::fact::Bounds;
 use kalah::prove::ledger::Ledger;
 use kalah::prove::{self, Status};
-use kalah::{AnyPosition, Narrow, Position};
+use kalah::{AnyPosition, Lanes, Position};
 use serde_json::json;
 
 use super::super::CliError;
 use super::super::args::{parse_position, print_json};
 use super::super::books::{bounds_text, signed, value_range};
 use super::super::human::{human_count, human_duration};
-use super::{ProveArgs, given_root, prove_error, read_ledgers};
+use super::{ProveArgs, ledger_root, prove_error, read_ledgers};
 
 pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
+    match ledger_root(args, path)? {
+        AnyPosition::Narrow(root) => run_on(args, path, root),
+        AnyPosition::Wide(root) => run_on(args, path, root),
+    }
+}
+
+fn run_on<L: Lanes>(args: &ProveArgs, path: &PathBuf, root: Position<L>) -> Result<(), CliError> {
     let ledger = read_ledgers(path, args)?;
-    let root = match given_root(args)? {
-        Some(root) => root,
-        None => root_named(&ledger)?,
-    };
     let status = Status::of(root, &ledger, args.guess).map_err(prove_error)?;
     let cert = certified(args, path, root, &ledger)?;
     print_status(&status, args.json, args.guess.is_none(), Some(&cert));
@@ -36,11 +39,11 @@ pub struct Certified {
 
 /// The certificate of `root`'s bounds by the checks beside `path` (or --checks) and
 /// --read-checks.
-fn certified(
+fn certified<L: Lanes>(
     args: &ProveArgs,
     path: &Path,
-    root: Position<Narrow>,
-    ledger: &Ledger,
+    root: Position<L>,
+    ledger: &Ledger<L>,
 ) -> Result<Certified, CliError> {
     let own = args
         .checks
@@ -83,7 +86,7 @@ fn certified(
 }
 
 /// The root most facts of `ledger` name, as a position.
-pub(super) fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> {
+pub(super) fn root_named<L: Lanes>(ledger: &Ledger<L>) -> Result<AnyPosition, CliError> {
     let (fact, origin) = prove::root_of(ledger).ok_or_else(|| {
         CliError::input("the ledger names no root: give the position (or -m and -n)")
     })?;
@@ -91,12 +94,14 @@ pub(super) fn root_named(ledger: &Ledger) -> Result<Position<Narrow>, CliError> 
         .root
         .as_deref()
         .expect("root_of names a fact with a root");
-    match parse_position(literal, None, fact.position.rules())? {
-        AnyPosition::Narrow(p) => Ok(p),
-        AnyPosition::Wide(_) => Err(CliError::input(format!(
+    let root = parse_position(literal, None, fact.position.rules())?;
+    let seeds = kalah::with_position!(&root, p => p.seeds_on_board());
+    if seeds > 255 {
+        return Err(CliError::input(format!(
             "{origin}: the root {literal} is too large for kalah prove"
-        ))),
+        )));
     }
+    Ok(root)
 }
 
 pub fn bounds_json(b: Bounds) -> serde_json::Value {
@@ -106,7 +111,12 @@ pub fn bounds_json(b: Bounds) -> serde_json::Value {
 /// `from_lower`: the next test was worked out with no guess (from the lower bound), as
 /// `--status` without `--guess` does: said, since a campaign tests against its own guess.
 /// With `cert`, what the checks say of each bound too.
-pub fn print_status(s: &Status, json: bool, from_lower: bool, cert: Option<&Certified>) {
+pub fn print_status<L: Lanes>(
+    s: &Status<L>,
+    json: bool,
+    from_lower: bool,
+    cert: Option<&Certified>,
+) {
     let root = &s.root;
     let widest = value_range(root);
     if json {
