@@ -5,14 +5,16 @@ seven houses and more whose `kalah solve --all-moves` would run for hours is pro
 `kalah prove --certify` (every fact under the value and under each first move's value proven
 again on the levels two below). The two rows it writes, one a way:
 
-- "campaign-files-0..T": the value, the optimal first moves and every first move's value, from
+- "campaign-files-0..T" ("campaign-search-only" for a board of more than 8 houses, which has
+  no levels): the value, the optimal first moves and every first move's value, from
   `kalah prove --status LEDGER --json`: nothing is written unless the value is exact and every
   first move proven best or worse; a worse move the campaign has only bounded so far is written
   with `"value": null` and its `lower` and `upper` bounds. Its nodes and CPU are the ledger's
   (every stint summed), `cpu_ms` in place of a solve's wall `time_ms`;
-- "certified-files-0..T2": the same values, checked: nothing is written unless every bound of
-  the value and of the first moves that rests on a fact is certified; its nodes and CPU are those
-  of the checks in the checks file beside the ledger.
+- "certified-files-0..T2" ("certified-serial" for checks by one thread, `--by serial`, the
+  path of a board with no levels): the same values, checked: nothing is written unless every
+  bound of the value and of the first moves that rests on a fact is certified; its nodes and CPU
+  are those of the checks in the checks file beside the ledger.
 
 Rows of the same cell and rules are replaced; the others are kept. Both carry "ledger" (the
 ledger's path in the repository), which scripts/cost-fit.py leaves out of its fit (a campaign's
@@ -40,6 +42,12 @@ def jsonl(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def levels_way(tops):
+    """The levels of a way: "files-0..T" (the tops read, "/" between them), or "search-only"."""
+    tops = sorted(t for t in tops if t is not None)
+    return f"files-0..{'/'.join(map(str, tops))}" if tops else "search-only"
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -61,7 +69,7 @@ def main():
     m = status["houses"]
     facts = jsonl(ledger)
     seeds = sum(int(x) for x in status["position"].strip("<>").split(",")[1:]) // (2 * m)
-    tops = sorted({f["levels"]["top"] for f in facts if f.get("levels")})
+    tops = {f["levels"]["top"] for f in facts if f.get("levels")}
     value = status["value"]["exact"]
     moves = [{"house": mv["house"], "value": mv["exact"]} if mv["exact"] is not None
              else {"house": mv["house"], "value": None, "lower": mv["lower"], "upper": mv["upper"]}
@@ -73,7 +81,7 @@ def main():
         "best": [mv["house"] for mv in moves if mv["value"] == value], "moves": moves,
         "ledger": rel, "machine": machine(),
     }
-    rows = [dict(common, way=f"campaign-files-0..{'/'.join(map(str, tops))}",
+    rows = [dict(common, way=f"campaign-{levels_way(tops)}",
                  facts=status["facts"], nodes=status["nodes"],
                  cpu_ms=round(status["cpu_s"] * 1000), command=prove_cmd)]
     # Every bound that rests on a fact is a claim of the certificate (the others follow from
@@ -85,8 +93,9 @@ def main():
                  "the first moves') certified: run `kalah prove --certify` to the end first (a "
                  "cell enters the table only checked a second way)")
     checks = [c for f in status["certificate"]["files"] for c in jsonl(ROOT / f)]
-    ctops = sorted({c["levels"]["top"] for c in checks if c.get("levels")})
-    rows.append(dict(common, way=f"certified-files-0..{'/'.join(map(str, ctops))}",
+    ctops = {c["levels"]["top"] for c in checks if c.get("levels")}
+    serial = all(c["by"] == "serial" for c in checks)
+    rows.append(dict(common, way="certified-serial" if serial else f"certified-{levels_way(ctops)}",
                      facts=len(checks), nodes=sum(c["nodes"] for c in checks),
                      cpu_ms=round(sum(c["cpu_s"] for c in checks) * 1000),
                      command=certify_cmd))
