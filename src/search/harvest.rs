@@ -29,8 +29,9 @@
 
 use std::sync::Mutex;
 
-use crate::board::HouseKey;
+use crate::board::{Board, HouseKey};
 use crate::fast_hash::FastMap;
+use crate::lanes::Lanes;
 
 /// The most records a harvest keeps (each is some 40 bytes).
 pub const MAX_RECORDS: usize = 1 << 16;
@@ -77,13 +78,15 @@ impl Harvest {
         ply >= 1 && ply <= self.plies
     }
 
-    /// Records that the search of the board with houses `houses` (as [`crate::Board::house_key`]
-    /// gives them) finished with `lower <= f <= upper` in `nodes` nodes. A board finished twice
-    /// (a transposition) keeps both results' bounds, and the larger count.
-    pub fn done(&self, houses: HouseKey, lower: i32, upper: i32, nodes: u64) {
+    /// Records that the search of `board` finished with `lower <= f <= upper` in `nodes`
+    /// nodes. A board finished twice (a transposition) keeps both results' bounds, and the
+    /// larger count. Boards are named by [`Board::house_key`].
+    #[inline(never)]
+    pub fn done<L: Lanes>(&self, board: Board<L>, lower: i32, upper: i32, nodes: u64) {
         if nodes < self.min_nodes {
             return;
         }
+        let houses = board.house_key();
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if found.len() >= MAX_RECORDS && !found.contains_key(&houses) {
             return;
@@ -107,17 +110,18 @@ impl Harvest {
         };
     }
 
-    /// Records that the search stopped below the board with houses `houses` (one that
-    /// finished elsewhere, a transposition, stays finished).
+    /// Records that the search stopped below `board` (one that finished elsewhere, a
+    /// transposition, stays finished).
     #[cold]
-    pub fn unfinished(&self, houses: HouseKey) {
+    pub fn unfinished<L: Lanes>(&self, board: Board<L>) {
+        let houses = board.house_key();
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if found.len() < MAX_RECORDS {
             found.entry(houses).or_insert(Found::Unfinished);
         }
     }
 
-    /// What was recorded of the board with houses `houses`.
+    /// What was recorded of the board with houses `houses` ([`Board::house_key`]).
     pub fn get(&self, houses: &HouseKey) -> Option<Found> {
         let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         found.get(houses).copied()

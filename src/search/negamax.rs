@@ -190,7 +190,7 @@ impl Shared<'_> {
     #[inline(never)]
     fn unfinished<L: Lanes>(&self, board: Board<L>, ply: u32) {
         if let Some(h) = self.harvest.filter(|h| h.covers(ply)) {
-            h.unfinished(board.house_key());
+            h.unfinished(board);
         }
     }
 
@@ -658,7 +658,7 @@ pub fn search<L: Lanes>(
     let subtree = local.searched - nodes_before + 1;
     if let Some(h) = shared.harvest {
         if h.covers(ply) && resolved == EXACT_DEPTH {
-            h.done(board.house_key(), lo, hi, subtree);
+            h.done(board, lo, hi, subtree);
         }
     }
     if use_table {
