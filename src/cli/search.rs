@@ -315,12 +315,25 @@ impl SearchArgs {
             format!("the levels 0..{t}")
         });
         let rules_flag = rules.option();
+        // A campaign takes boards of at most 255 seeds; levels stop at 8 houses.
+        let campaign = if seeds <= 255 {
+            format!(
+                " A proof too big for one run belongs in a campaign, which keeps every answer \
+                 in a ledger and resumes after any stop: kalah prove '{root}'{rules_flag} \
+                 --ledger FILE (see kalah prove --help)."
+            )
+        } else {
+            String::new()
+        };
+        let more_levels = if work.houses <= kalah::db::MAX_DB_HOUSES {
+            " More levels (kalah db build) make any search cheaper."
+        } else {
+            ""
+        };
         let message = format!(
             "this search would take about {} on {} threads ({} nodes by the cost model: \
-             {seeds} seeds on the board, {levels}; a rough model, off by ten either way). A \
-             proof too big for one run belongs in a campaign, which keeps every answer in a \
-             ledger and resumes after any stop: kalah prove '{root}'{rules_flag} --ledger FILE \
-             (see kalah prove --help); more levels (kalah db build) make any search cheaper.",
+             {seeds} seeds on the board, {levels}; a rough model, off by ten either way).\
+             {campaign}{more_levels}",
             super::human::human_duration(Duration::from_secs_f64(seconds.min(1e12))),
             config.threads,
             super::human::human_count(nodes.min(1e18) as u64),
