@@ -23,6 +23,11 @@
 //! A worker killed at any moment loses at most its test in flight; the same command resumes
 //! from the ledger, on this machine or another with the same levels (the levels only make the
 //! tests cheaper: facts found with other levels, or none, hold all the same).
+//!
+//! Every type here is generic over the lanes of its boards ([`crate::lanes`]): [`Narrow`] by
+//! default, for boards of up to 8 houses a side and 255 seeds; [`Wide`] for the boards of 9 to
+//! 12 houses, which have no levels. A ledger's text is the same in both: the lanes are only how
+//! a reader holds its positions, and [`merge`] reads in wide lanes, which hold them all.
 
 pub mod certificate;
 pub mod fact;
