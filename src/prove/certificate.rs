@@ -170,13 +170,17 @@ impl Check {
         })
     }
 
-    /// Whether this check took another path than `fact` did: other levels, alpha-beta, or one
-    /// thread where the fact's search had more.
+    /// Whether this check took another path than `fact` did ([`another_path`]).
     pub fn is_another_path<L: Lanes>(&self, fact: &Fact<L>) -> bool {
-        self.by == "alphabeta"
-            || self.top != fact.top
-            || (self.by == "serial" && fact.threads.is_some_and(|t| t > 1))
+        another_path(&self.by, self.top, fact)
     }
+}
+
+/// Whether a check by the path `by`, reading the levels `0..=top` (`None`: none), searches
+/// `fact` another way than the campaign did: alpha-beta, other levels, or one thread where the
+/// fact's search had more.
+pub fn another_path<L: Lanes>(by: &str, top: Option<u32>, fact: &Fact<L>) -> bool {
+    by == "alphabeta" || top != fact.top || (by == "serial" && fact.threads.is_some_and(|t| t > 1))
 }
 
 /// The checks of one or more files, by digest (a fact checked twice: a check that failed wins,

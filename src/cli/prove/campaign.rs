@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use kalah::prove::fact::{Bounds, Fact};
 use kalah::prove::{Campaign, Config, ProveError, Step};
-use kalah::{AnyPosition, Lanes, Position};
+use kalah::{Lanes, Position};
 use serde_json::json;
 
 use super::super::CliError;
@@ -16,13 +16,9 @@ use super::super::human::human_count;
 use super::{ProveArgs, campaign_solver, given_root, prove_error};
 
 pub fn run(args: &ProveArgs) -> Result<(), CliError> {
-    match given_root(args)? {
-        Some(AnyPosition::Narrow(root)) => run_on(args, root),
-        Some(AnyPosition::Wide(root)) => run_on(args, root),
-        None => Err(CliError::input(
-            "give the root: a position, or the start with -m M -n N",
-        )),
-    }
+    let root = given_root(args)?
+        .ok_or_else(|| CliError::input("give the root: a position, or the start with -m M -n N"))?;
+    kalah::with_position!(root, root => run_on(args, root))
 }
 
 /// The campaign of `root`, in the lanes that hold its boards.

@@ -12,7 +12,7 @@ use kalah::prove::fact::Fact;
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
 use kalah::search::table_file::TableOrigin;
-use kalah::{Algorithm, AnyPosition, Lanes, Position, Rules, Solver, SolverConfig};
+use kalah::{Algorithm, Lanes, Position, Rules, Solver, SolverConfig};
 use serde_json::json;
 
 use super::super::CliError;
@@ -56,10 +56,7 @@ fn leaving_no_empty_file(
 }
 
 fn certify(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
-    match ledger_root(args, path)? {
-        AnyPosition::Narrow(root) => certify_root(args, path, root),
-        AnyPosition::Wide(root) => certify_root(args, path, root),
-    }
+    kalah::with_position!(ledger_root(args, path)?, root => certify_root(args, path, root))
 }
 
 /// [`certify`] of `root`, in the lanes that hold its boards.
@@ -253,8 +250,7 @@ impl Paths {
             }
             _ => None,
         };
-        let serial_differs = self.by == "serial" && fact.threads.is_some_and(|t| t > 1);
-        if self.by != "alphabeta" && top == fact.top && !serial_differs {
+        if !certificate::another_path(&self.by, top, fact) {
             if self.by == "serial" {
                 return Err(format!(
                     "it was proven without levels on {}: --by serial would search it the same way (no other path)",

@@ -17,10 +17,7 @@ use super::super::human::{human_count, human_duration};
 use super::{ProveArgs, ledger_root, prove_error, read_ledgers};
 
 pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
-    match ledger_root(args, path)? {
-        AnyPosition::Narrow(root) => run_on(args, path, root),
-        AnyPosition::Wide(root) => run_on(args, path, root),
-    }
+    kalah::with_position!(ledger_root(args, path)?, root => run_on(args, path, root))
 }
 
 fn run_on<L: Lanes>(args: &ProveArgs, path: &PathBuf, root: Position<L>) -> Result<(), CliError> {
