@@ -615,10 +615,10 @@ fn the_quick_mankalah_sowings_value_as_recorded_and_the_table_says_so() {
 
 /// The campaigns of seven houses and more (`data/proofs/kalah-7-*.jsonl`, a third way beside
 /// two solves, and `kalah-7-4-*.jsonl`, `kalah-8-3-standard.jsonl` and
-/// `kalah-9-3-empty-capture.jsonl`, the cell's way with its certificate: `kalah prove
-/// --all-moves` on the levels on disk (none for 9 houses), every fact under the bounds
-/// certified by other levels (by one thread for 9 houses), tests/book.rs) prove the value and
-/// the first moves' values or bounds the table gives.
+/// `kalah-9-3-empty-capture.jsonl` and `kalah-12-2-empty-capture.jsonl`, the cell's way with its
+/// certificate: `kalah prove --all-moves` on the levels on disk (none past 8 houses), every fact
+/// under the bounds certified by other levels (by one thread past 8 houses), tests/book.rs)
+/// prove the value and the first moves' values or bounds the table gives.
 #[test]
 fn the_campaigns_prove_what_the_table_says() {
     let starts = big();
@@ -654,6 +654,11 @@ fn the_campaigns_prove_what_the_table_says() {
             "Kalah(9,3)",
             "empty-capture",
         ),
+        (
+            "data/proofs/kalah-12-2-empty-capture.jsonl",
+            "Kalah(12,2)",
+            "empty-capture",
+        ),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(ledger);
         let status = json(&["prove", "--status", path.to_str().unwrap(), "--json"]);
@@ -682,5 +687,5 @@ fn the_campaigns_prove_what_the_table_says() {
         }
         seen += 1;
     }
-    assert_eq!(seen, 6);
+    assert_eq!(seen, 7);
 }

@@ -736,7 +736,7 @@ fn check_cost(nodes: u64, ratio: Option<f64>) -> String {
             human_count(estimate)
         ),
         None => format!(
-            "{} nodes in the campaign; a check takes more, from a colder table and fewer levels",
+            "{} nodes in the campaign; a check usually takes more: it starts from a colder table and goes another way",
             human_count(nodes)
         ),
     }
