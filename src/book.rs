@@ -367,6 +367,47 @@ impl Book {
         })
     }
 
+    /// What the facts prove of each legal move of `pos`, house order: the mover's final margin
+    /// after it (stores included), as [`Book::bounds`] gives it for the position it leads to
+    /// (negated when the turn passes), the game's end exact, and what the seeds allow where
+    /// the facts say nothing. Empty for a finished game.
+    pub fn move_bounds<L: Lanes>(&self, pos: &Position<L>) -> Vec<(Move, Bounds)> {
+        let Some(mover) = pos.to_move() else {
+            return Vec::new();
+        };
+        pos.legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let (next, _) = pos.play_unchecked(mv);
+                let bounds = match next.outcome() {
+                    Some(end) => {
+                        let m = end.margin(mover);
+                        Bounds { lower: m, upper: m }
+                    }
+                    None => {
+                        let b = self.bounds(&next).unwrap_or_else(|| {
+                            let w = Bounds::widest(next.seeds_on_board(), next.rules());
+                            let stores = next.store_difference();
+                            Bounds {
+                                lower: w.lower + stores,
+                                upper: w.upper + stores,
+                            }
+                        });
+                        if next.to_move() == Some(mover) {
+                            b
+                        } else {
+                            Bounds {
+                                lower: -b.upper,
+                                upper: -b.lower,
+                            }
+                        }
+                    }
+                };
+                (mv, bounds)
+            })
+            .collect()
+    }
+
     /// What the facts say of f of `board`, if anything.
     fn f_bounds<L: Lanes>(&self, board: Board<L>, rules: Rules) -> Option<Bounds> {
         known_f(&self.ledger, board, rules)

@@ -688,3 +688,58 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
     assert!(!ledger.exists());
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Where a search would run for hours and the shipped ledgers prove something, `query` and
+/// `analyze` answer with what they prove instead of refusing: standard Kalah(6,6)'s +4 with
+/// move 1 best and the other moves bounded (exit 0), the value alone at once by
+/// `--value-only`, and bounds only (empty-capture Kalah(6,6), its campaign barely begun) as
+/// bounds on stdout beside the refusal (exit 2).
+#[test]
+fn a_search_past_the_hour_answers_with_what_the_ledgers_prove() {
+    let start = "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>";
+    let v = cli_common::json(&["query", start, "--json"]);
+    assert_eq!(v["value"], 4, "{v}");
+    assert_eq!(
+        (v["lower"].as_i64(), v["upper"].as_i64()),
+        (Some(4), Some(4))
+    );
+    assert_eq!(v["source"], "ledger");
+    assert_eq!(v["searched"], false);
+    assert_eq!(v["best"], serde_json::json!([1]));
+    let moves = v["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 6);
+    assert_eq!(moves[0]["value"], 4);
+    for m in &moves[1..] {
+        // Each other move at most +4: best too, or worse; not known yet.
+        assert!(m["upper"].as_i64().unwrap() <= 4, "{m}");
+        let maybe = m["lower"].as_i64().unwrap() < 4 && m["upper"].as_i64().unwrap() >= 4;
+        let listed = v["maybe_best"].as_array().unwrap().contains(&m["house"]);
+        assert_eq!(maybe, listed, "{m}");
+    }
+    let out = cli_common::kalah(&["query", start]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("value: +4 (wins by 4)"), "{text}");
+    assert!(text.contains("  move  1: +4 (wins by 4)"), "{text}");
+    assert!(text.contains("--long searches it anyway"), "{text}");
+    assert!(!stderr(&out).contains("searching"), "{}", stderr(&out));
+
+    let v = cli_common::json(&["analyze", start, "--value-only", "--json"]);
+    assert_eq!(
+        (&v["value"], &v["source"]),
+        (&4.into(), &"ledger".into()),
+        "{v}"
+    );
+
+    let out = cli_common::kalah(&["query", start, "--rules", "empty-capture", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Not started: --long"),
+        "{}",
+        stderr(&out)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert!(v["value"].is_null(), "{v}");
+    assert!(v["lower"].as_i64() < v["upper"].as_i64(), "{v}");
+    assert_eq!(v["searched"], false);
+}

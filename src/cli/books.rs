@@ -131,8 +131,9 @@ pub fn claim_json(c: &Claimed, value: Option<i32>) -> serde_json::Value {
 
 /// Answers `p` from `book` (the levels `db` giving the boards they hold) if it proves the value
 /// of `p` and of each of its moves, printing the answer (as JSON with `json`): then `None`.
-/// Otherwise the bounds the book proves on `p`'s value, if any, and the claims of unchecked
-/// facts, said on stderr (unless `quiet`) before the search that follows.
+/// Otherwise the bounds the book proves on `p`'s value, if any (the caller says them,
+/// [`say_bounds`], or answers with them, [`print_ledger_bounds`]), and the claims of
+/// unchecked facts, said on stderr (unless `quiet`).
 pub fn from_book<L: Lanes>(
     p: &Position<L>,
     book: &kalah::book::Book,
@@ -164,7 +165,13 @@ pub fn from_book<L: Lanes>(
             );
         }
     }
-    if let (Some(b), false) = (bounds, quiet) {
+    Ok(Some(Ledgered { bounds, claims }))
+}
+
+/// Says on stderr, before the search that follows [`from_book`], what the ledgers prove of
+/// `p`'s value, if anything, and so what is searched.
+pub fn say_bounds<L: Lanes>(p: &Position<L>, bounds: Option<Bounds>) {
+    if let Some(b) = bounds {
         // The value may be proven and some move only bounded (a campaign of --all-moves that
         // stopped once the best moves were known): what is searched is then the moves' values.
         let what = if b.lower == b.upper {
@@ -177,5 +184,128 @@ pub fn from_book<L: Lanes>(
             bounds_text(b, value_range(p))
         );
     }
-    Ok(Some(Ledgered { bounds, claims }))
+}
+
+/// Answers `p` (the start of `variant` if given) with what `book` proves of it when its
+/// search is not started (`why`, the cost model's message): the value's bounds `bounds`, each
+/// move's ([`Book::move_bounds`]), the moves proven best and those that may be, as text or
+/// JSON (source `ledger`, `searched: false`). The caller says whether that is an answer (the
+/// value exact) or an error.
+pub fn print_ledger_bounds<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<kalah::Variant>,
+    book: &Book,
+    bounds: Bounds,
+    why: &str,
+    started: Instant,
+    json: bool,
+) {
+    let moves = book.move_bounds(p);
+    // With the value exact: a move worth it is best, a move that may reach it may be.
+    let (best, maybe): (Vec<_>, Vec<_>) = if bounds.is_exact() {
+        let v = bounds.lower;
+        let best = moves.iter().filter(|(_, b)| b.lower >= v).map(|(m, _)| *m);
+        let maybe = moves
+            .iter()
+            .filter(|(_, b)| b.lower < v && b.upper >= v)
+            .map(|(m, _)| *m);
+        (best.collect(), maybe.collect())
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let elapsed = started.elapsed();
+    if json {
+        let mut out = super::args::header(p);
+        out["variant"] =
+            serde_json::json!(variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds())));
+        if let Some(v) = variant {
+            out["seeds"] = v.seeds().into();
+        }
+        out["value"] = serde_json::json!(bounds.is_exact().then_some(bounds.lower));
+        out["lower"] = bounds.lower.into();
+        out["upper"] = bounds.upper.into();
+        out["best"] = best.iter().map(|m| m.house()).collect();
+        out["maybe_best"] = maybe.iter().map(|m| m.house()).collect();
+        out["moves"] = moves
+            .iter()
+            .map(|(m, b)| {
+                serde_json::json!({
+                    "house": m.house(),
+                    "value": b.is_exact().then_some(b.lower),
+                    "lower": b.lower,
+                    "upper": b.upper,
+                })
+            })
+            .collect();
+        out["pv"] = serde_json::json!([]);
+        out["nodes"] = 0.into();
+        out["time_ms"] = (elapsed.as_millis() as u64).into();
+        out["source"] = "ledger".into();
+        out["books"] = serde_json::json!(book.sources());
+        out["searched"] = false.into();
+        out["not_searched"] = why.into();
+        super::args::print_json(&out);
+        return;
+    }
+    let mut text = String::new();
+    let title = super::answer::title(p, variant);
+    let to_move = super::args::side_text(p.to_move());
+    text += &format!("{title}, {} rules, {to_move}\n", p.rules());
+    text += &format!(
+        "value: {}, stores included, proven by the ledgers\n",
+        bounds_text(bounds, value_range(p))
+    );
+    for (m, b) in &moves {
+        text += &format!(
+            "  move {:>2}: {}\n",
+            m.house(),
+            bounds_text(*b, move_range(p, *m))
+        );
+    }
+    let list = |ms: &[kalah::Move]| {
+        let names: Vec<String> = ms.iter().map(|m| m.to_string()).collect();
+        names.join(", ")
+    };
+    if bounds.is_exact() {
+        text += &match (best.is_empty(), maybe.is_empty()) {
+            (_, true) => format!("best moves: {}\n", list(&best)),
+            (true, false) => format!("best moves: one of {}\n", list(&maybe)),
+            (false, false) => format!(
+                "best moves: {}; {} may be best too\n",
+                list(&best),
+                list(&maybe)
+            ),
+        };
+    }
+    text += &format!(
+        "read from the opening books ({}) in {:.3} ms",
+        book.sources().join(", "),
+        elapsed.as_secs_f64() * 1e3
+    );
+    // Without the value, the error that follows says why nothing was searched.
+    if bounds.is_exact() {
+        text += &format!("; not searched further: {why} --long searches it anyway.");
+    }
+    text.push('\n');
+    print!("{text}");
+}
+
+/// What the seeds allow the mover of `p` after the move `mv` (stores included): the range of
+/// the position it leads to, negated when the turn passes.
+fn move_range<L: Lanes>(p: &Position<L>, mv: kalah::Move) -> Bounds {
+    let (next, _) = p.play_unchecked(mv);
+    match next.outcome() {
+        Some(end) => {
+            let m = p.to_move().map_or(0, |side| end.margin(side));
+            Bounds { lower: m, upper: m }
+        }
+        None if next.to_move() == p.to_move() => value_range(&next),
+        None => {
+            let r = value_range(&next);
+            Bounds {
+                lower: -r.upper,
+                upper: -r.lower,
+            }
+        }
+    }
 }

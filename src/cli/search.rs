@@ -291,25 +291,43 @@ impl SearchArgs {
         );
     }
 
-    /// Before a search of `seeds` seeds reading the levels `0..=top` that the cost model
-    /// ([`kalah::search::cost`]) puts past an hour: says what it would take and that a campaign
-    /// keeps its work; in a terminal asks, elsewhere refuses without --long.
-    fn confirm_cost(
+    /// What the search of `p` (of every move's value with `every_move`) would take, if the cost
+    /// model puts it past the hour after which [`SearchArgs::prepare`] asks before starting it
+    /// or refuses: the message that says so, with the levels `files` (else those --memory-db
+    /// would build). `None` when it would start at once (or --long, or not MTD(f)).
+    pub fn refusal<L: Lanes>(
+        &self,
+        p: &Position<L>,
+        every_move: bool,
+        files: Option<&Tablebase>,
+    ) -> Option<String> {
+        let (houses, seeds) = (p.houses_per_side(), p.seeds_on_board());
+        let top = match files {
+            Some(db) => Some(db.max_level()),
+            None => self.memory_top(houses, seeds),
+        };
+        let config = self.config(houses, p.rules(), seeds, top);
+        self.cost_message(&p.to_string(), Work::of(p, every_move), top, &config)
+    }
+
+    /// What a search of `work` reading the levels `0..=top` would take, if the cost model
+    /// ([`kalah::search::cost`]) puts it past an hour: the message that says so and that a
+    /// campaign keeps its work. `None` below the hour, with --long, or for another algorithm.
+    fn cost_message(
         &self,
         root: &str,
         work: Work,
         top: Option<u32>,
         config: &SolverConfig,
-    ) -> Result<(), CliError> {
+    ) -> Option<String> {
         let Work { rules, seeds, .. } = work;
-        use std::io::IsTerminal;
         if self.long || self.algorithm != Algorithm::Mtdf {
-            return Ok(());
+            return None;
         }
         let nodes = work.nodes(top);
         let seconds = kalah::search::cost::estimated_seconds(nodes, config.threads);
         if seconds < 3600.0 {
-            return Ok(());
+            return None;
         }
         let levels = top.map_or("no endgame levels".to_owned(), |t| {
             format!("the levels 0..{t}")
@@ -330,14 +348,29 @@ impl SearchArgs {
         } else {
             ""
         };
-        let message = format!(
+        Some(format!(
             "this search would take about {} on {} threads ({} nodes by the cost model: \
              {seeds} seeds on the board, {levels}; a rough model, off by ten either way).\
              {campaign}{more_levels}",
             super::human::human_duration(Duration::from_secs_f64(seconds.min(1e12))),
             config.threads,
             super::human::human_count(nodes.min(1e18) as u64),
-        );
+        ))
+    }
+
+    /// Before a search that the cost model puts past an hour ([`Self::cost_message`]): says what
+    /// it would take; in a terminal asks, elsewhere refuses without --long.
+    fn confirm_cost(
+        &self,
+        root: &str,
+        work: Work,
+        top: Option<u32>,
+        config: &SolverConfig,
+    ) -> Result<(), CliError> {
+        use std::io::IsTerminal;
+        let Some(message) = self.cost_message(root, work, top, config) else {
+            return Ok(());
+        };
         if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
             eprintln!("{message}");
             eprint!("Search anyway? [y/N] ");

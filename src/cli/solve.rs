@@ -14,7 +14,7 @@ use super::answer::{
 };
 use super::args::{PositionArg, RulesArg, header, print_json, rules_parser};
 use super::at_least::AtLeastArg;
-use super::books::{BookArg, from_book};
+use super::books::{BookArg, Ledgered, from_book, print_ledger_bounds, say_bounds};
 use super::search::{EstimateArg, SearchArgs};
 use super::search_progress::{solve_with_progress, with_progress};
 use super::table_file::TableFileArgs;
@@ -134,12 +134,27 @@ fn report<L: Lanes>(
     let started = Instant::now();
     // Opened once: for the books' answer, then for the search.
     let files = args.files(p.houses_per_side(), p.rules())?;
-    let mut ledgered = Default::default();
+    let mut ledgered: Ledgered = Default::default();
     if let Some(book) = book {
         let book = book.open(&args.db, Some(kalah::book::game_of(p)))?;
         match from_book(p, &book, files.as_deref(), started, args.json, args.json)? {
             Some(b) => ledgered = b,
             None => return Ok(()),
+        }
+        // As `query`: past the hour, what the ledgers prove is the answer.
+        if let Some(bounds) = ledgered.bounds
+            && let Some(why) = args.refusal(p, all_moves, files.as_deref())
+        {
+            print_ledger_bounds(p, variant, &book, bounds, &why, started, args.json);
+            if bounds.is_exact() {
+                return Ok(());
+            }
+            return Err(CliError::input(format!(
+                "{why} Not started: --long starts it anyway."
+            )));
+        }
+        if !args.json {
+            say_bounds(p, ledgered.bounds);
         }
     }
     let (solver, config, db) = args.solver_given(p, all_moves, table, files)?;
@@ -169,8 +184,28 @@ fn report_value<L: Lanes>(
     let files = args.files(p.houses_per_side(), p.rules())?;
     if let Some(book) = book {
         let book = book.open(&args.db, Some(kalah::book::game_of(p)))?;
-        if from_book(p, &book, files.as_deref(), started, args.json, args.json)?.is_none() {
+        let Some(ledgered) = from_book(p, &book, files.as_deref(), started, args.json, args.json)?
+        else {
             return Ok(());
+        };
+        // The value alone is asked: a value the ledgers prove is the answer.
+        if let Some(b) = ledgered.bounds.filter(|b| b.is_exact()) {
+            print_value(p, variant, b.lower, args.json, |out, text| {
+                let books = book.sources();
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                out["nodes"] = json!(0);
+                out["time_ms"] = json!(ms as u64);
+                out["source"] = json!("ledger");
+                out["books"] = json!(books);
+                *text = format!(
+                    "read from the opening books ({}) in {ms:.3} ms",
+                    books.join(", ")
+                );
+            });
+            return Ok(());
+        }
+        if !args.json {
+            say_bounds(p, ledgered.bounds);
         }
     }
     let (solver, config, db) = args.solver_given(p, false, table, files)?;
@@ -179,14 +214,38 @@ fn report_value<L: Lanes>(
     });
     let f = f.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
     let value = p.store_difference() + f;
-    if args.json {
-        let mut out = header(p);
+    print_value(p, variant, value, args.json, |out, text| {
+        add_search_fields(out, nodes, elapsed, &config, &db, args.tt_mb.is_some());
+        *text = format!(
+            "{nodes} nodes in {:.3} s, {} threads, {}, {}\n{}",
+            elapsed.as_secs_f64(),
+            config.threads,
+            table_text(&config, args.tt_mb.is_some()),
+            algorithm_text(&config),
+            db.line()
+        );
+    });
+    Ok(())
+}
+
+/// Prints the value alone of `p` (the start of `variant` if given), as JSON or for people;
+/// `source` adds where it came from: the JSON's fields, and the text's last lines.
+fn print_value<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<Variant>,
+    value: i32,
+    json: bool,
+    source: impl FnOnce(&mut serde_json::Value, &mut String),
+) {
+    let mut out = header(p);
+    let mut text = String::new();
+    source(&mut out, &mut text);
+    if json {
         add_variant_fields(&mut out, variant);
         out["value"] = json!(value);
         out["best"] = json!([]);
         out["moves"] = json!([]);
         out["pv"] = json!([]);
-        add_search_fields(&mut out, nodes, elapsed, &config, &db, args.tt_mb.is_some());
         print_json(&out);
     } else {
         match variant {
@@ -203,14 +262,6 @@ fn report_value<L: Lanes>(
                 p.to_move().map_or("nobody".into(), |s| s.to_string())
             ),
         }
-        println!(
-            "{nodes} nodes in {:.3} s, {} threads, {}, {}",
-            elapsed.as_secs_f64(),
-            config.threads,
-            table_text(&config, args.tt_mb.is_some()),
-            algorithm_text(&config)
-        );
-        println!("{}", db.line());
+        println!("{text}");
     }
-    Ok(())
 }
