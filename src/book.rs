@@ -369,41 +369,19 @@ impl Book {
 
     /// What the facts prove of each legal move of `pos`, house order: the mover's final margin
     /// after it (stores included), as [`Book::bounds`] gives it for the position it leads to
-    /// (negated when the turn passes), the game's end exact, and what the seeds allow where
-    /// the facts say nothing. Empty for a finished game.
+    /// ([`after_move`]), what the seeds allow ([`value_range`]) where the facts say nothing.
+    /// Empty for a finished game.
     pub fn move_bounds<L: Lanes>(&self, pos: &Position<L>) -> Vec<(Move, Bounds)> {
-        let Some(mover) = pos.to_move() else {
+        if pos.is_finished() {
             return Vec::new();
-        };
+        }
         pos.legal_moves()
             .into_iter()
             .map(|mv| {
-                let (next, _) = pos.play_unchecked(mv);
-                let bounds = match next.outcome() {
-                    Some(end) => {
-                        let m = end.margin(mover);
-                        Bounds { lower: m, upper: m }
-                    }
-                    None => {
-                        let b = self.bounds(&next).unwrap_or_else(|| {
-                            let w = Bounds::widest(next.seeds_on_board(), next.rules());
-                            let stores = next.store_difference();
-                            Bounds {
-                                lower: w.lower + stores,
-                                upper: w.upper + stores,
-                            }
-                        });
-                        if next.to_move() == Some(mover) {
-                            b
-                        } else {
-                            Bounds {
-                                lower: -b.upper,
-                                upper: -b.lower,
-                            }
-                        }
-                    }
-                };
-                (mv, bounds)
+                let b = after_move(pos, mv, |next| {
+                    self.bounds(next).unwrap_or_else(|| value_range(next))
+                });
+                (mv, b)
             })
             .collect()
     }
@@ -499,6 +477,34 @@ impl Book {
             pv.push(Turn(turn));
         }
         Ok((pv, complete))
+    }
+}
+
+/// The widest bounds of `pos`'s value (stores included, for the side to move): what its seeds
+/// allow.
+pub fn value_range<L: Lanes>(pos: &Position<L>) -> Bounds {
+    let w = Bounds::widest(pos.seeds_on_board(), pos.rules());
+    let stores = pos.store_difference();
+    Bounds {
+        lower: w.lower + stores,
+        upper: w.upper + stores,
+    }
+}
+
+/// Bounds on the mover's final margin (stores included) after the move `mv` of `pos`, from
+/// `of`, bounds on the value of the position it leads to for the side to move there: as they
+/// are after an extra turn, negated when the turn passes, exact at the game's end.
+pub fn after_move<L: Lanes>(
+    pos: &Position<L>,
+    mv: Move,
+    of: impl FnOnce(&Position<L>) -> Bounds,
+) -> Bounds {
+    let (next, _) = pos.play_unchecked(mv);
+    match (next.outcome(), pos.to_move()) {
+        (Some(end), Some(mover)) => Bounds::exact(end.margin(mover)),
+        (Some(_), None) => Bounds::exact(0),
+        (None, mover) if next.to_move() == mover => of(&next),
+        (None, _) => of(&next).negated(),
     }
 }
 

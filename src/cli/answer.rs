@@ -75,10 +75,7 @@ pub fn print_analysis<L: Lanes>(
                 out["db"] = super::db_choice::files_json(Some(db));
             }
             Source::Ledger(books, pv_complete) => {
-                out["nodes"] = json!(0);
-                out["time_ms"] = json!(elapsed.as_millis() as u64);
-                out["source"] = json!("ledger");
-                out["books"] = json!(books);
+                add_ledger_fields(&mut out, books, elapsed);
                 out["pv_complete"] = json!(pv_complete);
             }
         }
@@ -165,14 +162,27 @@ pub fn print_analysis<L: Lanes>(
             db.dir().display(),
             elapsed.as_secs_f64() * 1e3
         ),
-        Source::Ledger(books, _) => outln!(
-            text,
-            "read from the opening books ({}) in {:.3} ms",
-            books.join(", "),
-            elapsed.as_secs_f64() * 1e3
-        ),
+        Source::Ledger(books, _) => outln!(text, "{}", ledger_line(books, elapsed)),
     }
     print!("{text}");
+}
+
+/// The fields of an answer read from the opening books `books` in `elapsed`: no nodes, the
+/// time, `"source": "ledger"` and the books.
+pub fn add_ledger_fields(out: &mut serde_json::Value, books: &[String], elapsed: Duration) {
+    out["nodes"] = json!(0);
+    out["time_ms"] = json!(elapsed.as_millis() as u64);
+    out["source"] = json!("ledger");
+    out["books"] = json!(books);
+}
+
+/// Where an answer read from the opening books `books` in `elapsed` came from, for people.
+pub fn ledger_line(books: &[String], elapsed: Duration) -> String {
+    format!(
+        "read from the opening books ({}) in {:.3} ms",
+        books.join(", "),
+        elapsed.as_secs_f64() * 1e3
+    )
 }
 
 /// What an answer is about, for people: `Kalah(6,4)` for the start of a variant, else the

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use clap::Args;
-use kalah::book::{Book, BookError, Claimed};
+use kalah::book::{Book, BookError, Claimed, after_move};
 use kalah::prove::fact::Bounds;
 use kalah::{Lanes, Position, Rules};
 
@@ -91,15 +91,7 @@ pub fn signed(v: i32) -> String {
     }
 }
 
-/// The widest bounds of `p`'s value (stores included): what its seeds allow.
-pub fn value_range<L: Lanes>(p: &Position<L>) -> Bounds {
-    let w = Bounds::widest(p.seeds_on_board(), p.rules());
-    let stores = p.store_difference();
-    Bounds {
-        lower: w.lower + stores,
-        upper: w.upper + stores,
-    }
-}
+pub use kalah::book::value_range;
 
 /// What the books say of a position they cannot answer: the bounds their checked facts prove,
 /// and what unchecked facts claim (never values: see [`kalah::book`]).
@@ -186,6 +178,29 @@ pub fn say_bounds<L: Lanes>(p: &Position<L>, bounds: Option<Bounds>) {
     }
 }
 
+/// Where the ledgers bound `p` (`bounds`, from [`from_book`]) and its search would be refused
+/// (`refusal`, [`super::search::SearchArgs::refusal`], asked only then): answers with what they
+/// prove ([`print_ledger_bounds`]), `Some(Ok)` when that settles the value, `Some(Err)` (the
+/// refusal) when it only bounds it. `None`: the search goes on.
+pub fn answer_unsearched<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<kalah::Variant>,
+    book: &Book,
+    bounds: Option<Bounds>,
+    refusal: impl FnOnce() -> Option<String>,
+    started: Instant,
+    json: bool,
+) -> Option<Result<(), CliError>> {
+    let bounds = bounds?;
+    let why = refusal()?;
+    print_ledger_bounds(p, variant, book, bounds, &why, started, json);
+    Some(if bounds.is_exact() {
+        Ok(())
+    } else {
+        Err(super::search::not_started(&why))
+    })
+}
+
 /// Answers `p` (the start of `variant` if given) with what `book` proves of it when its
 /// search is not started (`why`, the cost model's message): the value's bounds `bounds`, each
 /// move's ([`Book::move_bounds`]), the moves proven best and those that may be, as text or
@@ -238,10 +253,7 @@ pub fn print_ledger_bounds<L: Lanes>(
             })
             .collect();
         out["pv"] = serde_json::json!([]);
-        out["nodes"] = 0.into();
-        out["time_ms"] = (elapsed.as_millis() as u64).into();
-        out["source"] = "ledger".into();
-        out["books"] = serde_json::json!(book.sources());
+        super::answer::add_ledger_fields(&mut out, book.sources(), elapsed);
         out["searched"] = false.into();
         out["not_searched"] = why.into();
         super::args::print_json(&out);
@@ -259,7 +271,7 @@ pub fn print_ledger_bounds<L: Lanes>(
         text += &format!(
             "  move {:>2}: {}\n",
             m.house(),
-            bounds_text(*b, move_range(p, *m))
+            bounds_text(*b, after_move(p, *m, value_range))
         );
     }
     let list = |ms: &[kalah::Move]| {
@@ -277,35 +289,11 @@ pub fn print_ledger_bounds<L: Lanes>(
             ),
         };
     }
-    text += &format!(
-        "read from the opening books ({}) in {:.3} ms",
-        book.sources().join(", "),
-        elapsed.as_secs_f64() * 1e3
-    );
+    text += &super::answer::ledger_line(book.sources(), elapsed);
     // Without the value, the error that follows says why nothing was searched.
     if bounds.is_exact() {
         text += &format!("; not searched further: {why} --long searches it anyway.");
     }
     text.push('\n');
     print!("{text}");
-}
-
-/// What the seeds allow the mover of `p` after the move `mv` (stores included): the range of
-/// the position it leads to, negated when the turn passes.
-fn move_range<L: Lanes>(p: &Position<L>, mv: kalah::Move) -> Bounds {
-    let (next, _) = p.play_unchecked(mv);
-    match next.outcome() {
-        Some(end) => {
-            let m = p.to_move().map_or(0, |side| end.margin(side));
-            Bounds { lower: m, upper: m }
-        }
-        None if next.to_move() == p.to_move() => value_range(&next),
-        None => {
-            let r = value_range(&next);
-            Bounds {
-                lower: -r.upper,
-                upper: -r.lower,
-            }
-        }
-    }
 }

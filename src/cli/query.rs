@@ -13,7 +13,7 @@ use serde_json::json;
 use super::CliError;
 use super::answer::{Answer, Source, print_analysis};
 use super::args::{PositionArg, RulesArg, parse_position, print_json};
-use super::books::{BookArg, from_book, print_ledger_bounds, say_bounds};
+use super::books::{BookArg, answer_unsearched, from_book, say_bounds};
 use super::search::{SearchArgs, SearchDb, solver_for};
 use super::search_progress::solve_with_progress;
 use super::table_file::TableFileArgs;
@@ -200,16 +200,11 @@ fn query_in_batch<L: Lanes>(
     // A search the cost model puts past an hour is not started where the ledgers prove
     // something: what they prove is the answer (the value and each move's bounds), an error
     // besides unless the value is exact.
-    if let Some(bounds) = ledgered.bounds
-        && let Some(why) = args.refusal(p, true, batch.files.as_deref())
+    let refusal = || args.refusal(p, true, batch.files.as_deref());
+    if let Some(answered) =
+        answer_unsearched(p, None, book, ledgered.bounds, refusal, started, args.json)
     {
-        print_ledger_bounds(p, None, book, bounds, &why, started, args.json);
-        if bounds.is_exact() {
-            return Ok(());
-        }
-        return Err(CliError::input(format!(
-            "{why} Not started: --long starts it anyway."
-        )));
+        return answered;
     }
     if !quiet {
         say_bounds(p, ledgered.bounds);

@@ -156,6 +156,12 @@ impl SearchDb {
     }
 }
 
+/// The error of a search past the hour not started outside a terminal: `why`
+/// ([`SearchArgs::refusal`]), and that --long starts it.
+pub fn not_started(why: &str) -> CliError {
+    CliError::input(format!("{why} Not started: --long starts it anyway."))
+}
+
 impl SearchArgs {
     /// The database files read for `houses` houses under `rules`: none with --memory-db (its
     /// levels are built for the search instead) or --no-db. Refuses `--memory-db K` for a board
@@ -384,9 +390,7 @@ impl SearchArgs {
                 code: 1,
             });
         }
-        Err(CliError::input(format!(
-            "{message} Not started: --long starts it anyway."
-        )))
+        Err(not_started(&message))
     }
 
     /// The solver's settings for a board of `houses` houses a side under `rules` with `seeds`

@@ -9,12 +9,12 @@ use serde_json::json;
 
 use super::CliError;
 use super::answer::{
-    Answer, Source, add_search_fields, add_variant_fields, algorithm_text, print_analysis,
-    table_text,
+    Answer, Source, add_ledger_fields, add_search_fields, add_variant_fields, algorithm_text,
+    ledger_line, print_analysis, table_text,
 };
 use super::args::{PositionArg, RulesArg, header, print_json, rules_parser};
 use super::at_least::AtLeastArg;
-use super::books::{BookArg, Ledgered, from_book, print_ledger_bounds, say_bounds};
+use super::books::{BookArg, Ledgered, answer_unsearched, from_book, say_bounds};
 use super::search::{EstimateArg, SearchArgs};
 use super::search_progress::{solve_with_progress, with_progress};
 use super::table_file::TableFileArgs;
@@ -142,16 +142,17 @@ fn report<L: Lanes>(
             None => return Ok(()),
         }
         // As `query`: past the hour, what the ledgers prove is the answer.
-        if let Some(bounds) = ledgered.bounds
-            && let Some(why) = args.refusal(p, all_moves, files.as_deref())
-        {
-            print_ledger_bounds(p, variant, &book, bounds, &why, started, args.json);
-            if bounds.is_exact() {
-                return Ok(());
-            }
-            return Err(CliError::input(format!(
-                "{why} Not started: --long starts it anyway."
-            )));
+        let refusal = || args.refusal(p, all_moves, files.as_deref());
+        if let Some(answered) = answer_unsearched(
+            p,
+            variant,
+            &book,
+            ledgered.bounds,
+            refusal,
+            started,
+            args.json,
+        ) {
+            return answered;
         }
         if !args.json {
             say_bounds(p, ledgered.bounds);
@@ -191,16 +192,9 @@ fn report_value<L: Lanes>(
         // The value alone is asked: a value the ledgers prove is the answer.
         if let Some(b) = ledgered.bounds.filter(|b| b.is_exact()) {
             print_value(p, variant, b.lower, args.json, |out, text| {
-                let books = book.sources();
-                let ms = started.elapsed().as_secs_f64() * 1e3;
-                out["nodes"] = json!(0);
-                out["time_ms"] = json!(ms as u64);
-                out["source"] = json!("ledger");
-                out["books"] = json!(books);
-                *text = format!(
-                    "read from the opening books ({}) in {ms:.3} ms",
-                    books.join(", ")
-                );
+                let elapsed = started.elapsed();
+                add_ledger_fields(out, book.sources(), elapsed);
+                *text = ledger_line(book.sources(), elapsed);
             });
             return Ok(());
         }

@@ -76,6 +76,14 @@ impl Bounds {
         Bounds { lower: f, upper: f }
     }
 
+    /// The same bounds for the other side: each negated, lower and upper swapped.
+    pub fn negated(self) -> Bounds {
+        Bounds {
+            lower: -self.upper,
+            upper: -self.lower,
+        }
+    }
+
     /// Whether the value is known.
     pub fn is_exact(self) -> bool {
         self.lower == self.upper
