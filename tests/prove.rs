@@ -1433,3 +1433,56 @@ fn boards_of_more_than_8_houses_are_proven_and_certified_by_one_thread() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("at most 8 houses a side"), "{err}");
 }
+
+/// `--status --leaves N` lists the open leaves of the campaign's next test, each with its test
+/// as `analyze --at-least` asks it: the first is the leaf the campaign tests next (on one
+/// thread with no levels, the search's order and the listing's agree at the start), each test
+/// is answered by `analyze`, and a finished campaign has none left.
+#[test]
+fn status_lists_the_leaves_of_the_next_test() {
+    let dir = TempDir::new("prove", "leaves");
+    let ledger = dir.0.join("ledger.jsonl");
+    let l = ledger.to_str().unwrap();
+    // Kalah(5,3), 2000 nodes a test: the root is split into leaves within a few tests.
+    let mut args = no_db_campaign("5", "3", "2000");
+    args.extend(["--jobs", "3", "--ledger", l, "--guess", "6"]);
+    kalah_ok(&args);
+    let listed = cli_common::json(&[
+        "prove", "--status", l, "--leaves", "4", "--guess", "6", "--json",
+    ]);
+    let leaves = listed["leaves"].as_array().unwrap();
+    assert!(!leaves.is_empty() && leaves.len() <= 4, "{listed}");
+    for leaf in leaves {
+        let position = leaf["position"].as_str().unwrap();
+        let to_move = leaf["to_move"].as_str().unwrap();
+        let at_least = leaf["at_least"].to_string();
+        let answer = cli_common::json(&[
+            "analyze",
+            position,
+            "--to-move",
+            to_move,
+            "--at-least",
+            &at_least,
+            "--no-db",
+            "--no-book",
+            "--json",
+        ]);
+        assert!(answer["holds"].is_boolean(), "{leaf}: {answer}");
+    }
+    let text = kalah_ok(&["prove", "--status", l, "--leaves", "1", "--guess", "6"]);
+    assert!(
+        text.contains("to move,") && text.contains("value >= "),
+        "{text}"
+    );
+    // The campaign carried to its end leaves nothing to list.
+    let mut all = no_db_campaign("5", "3", "1000000000");
+    all.extend(["--ledger", l]);
+    kalah_ok(&all);
+    let text = kalah_ok(&["prove", "--status", l, "--leaves", "3"]);
+    assert!(text.contains("no open leaf"), "{text}");
+    // --leaves goes with --status.
+    let (code, _, err) = run_kalah(&[
+        "prove", "--leaves", "3", "--ledger", l, "-m", "5", "-n", "3",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+}

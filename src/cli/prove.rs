@@ -134,6 +134,15 @@ pub struct ProveArgs {
     #[arg(long, value_name = "LEDGER", conflicts_with_all = ["check", "certify", "merge", "ledger"])]
     status: Option<PathBuf>,
 
+    /// With --status: list instead the first N open leaves of the campaign's next test (1 to
+    /// 10000), in the order a campaign takes them, each with what its test asks ("value >= T",
+    /// stores included, for the leaf's side to move: `kalah analyze LEAF --at-least T` asks the
+    /// same). The root's test is against --guess (else its lower bound plus 2); with
+    /// --all-moves, once the value is exact, the first moves' tests. A fixed sample of the work
+    /// ahead, to measure what levels or a budget buy (scripts/levels-payoff.py).
+    #[arg(long, value_name = "N", requires = "status", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    leaves: Option<u64>,
+
     /// Prove facts of LEDGER again by another path (see --by) and report any that fails: a
     /// sample (--sample N), or every one not yet proven again (--all).
     #[arg(long, value_name = "LEDGER", conflicts_with_all = ["certify", "merge", "ledger"])]
@@ -254,6 +263,7 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
     let certify = (args.certify.is_some(), "--certify");
     let book = (args.book.is_some(), "--book");
     let position = (args.position.is_some(), "POSITION");
+    let status = (args.status.is_some(), "--status");
     let goes_with = [
         (args.side.is_some(), "--side", certify),
         (args.seed.is_some(), "--seed", check),
@@ -262,6 +272,7 @@ pub fn run(args: ProveArgs) -> Result<(), CliError> {
         (args.to_move.is_some(), "--to-move", position),
         (args.list, "--list", book),
         (args.book_levels.is_some(), "--book-levels", book),
+        (args.leaves.is_some(), "--leaves", status),
     ];
     let alone = goes_with.iter().find(|(given, _, (has, _))| *given && !has);
     if let Some((_, flag, (_, with))) = alone {

@@ -44,7 +44,7 @@ use crate::db::{DbError, Tablebase};
 use crate::lanes::{Lanes, Narrow, Wide};
 use crate::position::{Move, Position};
 use crate::search::harvest::{Found, Harvest};
-use crate::search::{SolveError, Solver};
+use crate::search::{self, SolveError, Solver};
 use fact::{Bounds, Fact};
 use ledger::{Ledger, LedgerError, LedgerWriter, Origin};
 use tree::{INFINITE, Tree, TreeError};
@@ -296,6 +296,45 @@ impl<L: Lanes> Status<L> {
             recent_over: recent.iter().filter(|f| f.over_budget).count(),
         })
     }
+}
+
+/// The first `limit` open leaves of the next test of `root`'s campaign by `ledger`, in the
+/// order a campaign takes them (depth first, each split position's moves in the search's
+/// order with an empty table), each with its test "f >= t" as the pair (leaf, t). The next
+/// test is [`Status::of`]'s: the root's against `guess` (stores included; the lower bound plus
+/// 2 if none) while its value is open, then with `all_moves` each first move's as
+/// `--all-moves` takes them. Empty once there is nothing left to test. A fixed sample of the
+/// work ahead, for measuring what the campaign's settings (levels, budget) buy.
+pub fn next_leaves<L: Lanes>(
+    root: Position<L>,
+    ledger: &Ledger<L>,
+    guess: Option<i32>,
+    all_moves: bool,
+    limit: usize,
+) -> Result<Vec<(Position<L>, i32)>, ProveError> {
+    check_root(&root)?;
+    let mut tree = Tree::grow(root, ledger, MAX_TREE)?;
+    let Some((focus, decide)) = focus(&tree, all_moves) else {
+        return Ok(Vec::new());
+    };
+    let node = &tree.nodes()[focus];
+    // The guess is the root's; a first move's own test starts from its lower bound.
+    let guess = guess.filter(|_| focus == 0);
+    let beta = decide.unwrap_or_else(|| {
+        let g = guess.map_or(node.bounds.lower, |g| g - root.store_difference());
+        next_beta(node.bounds, g)
+    });
+    tree.set_test(focus, beta);
+    let leaves = tree.frontier_ordered(focus, limit, &mut |node| {
+        search::negamax::move_order(node.board(), node.position.rules(), None)
+    });
+    Ok(leaves
+        .into_iter()
+        .map(|i| {
+            let leaf = &tree.nodes()[i];
+            (leaf.position, leaf.threshold)
+        })
+        .collect())
 }
 
 /// The next test of a node with bounds `b` (not exact), given the guess `g` of its f: as

@@ -22,6 +22,12 @@ pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
 
 fn run_on<L: Lanes>(args: &ProveArgs, path: &PathBuf, root: Position<L>) -> Result<(), CliError> {
     let ledger = read_ledgers(path, args)?;
+    if let Some(n) = args.leaves {
+        let leaves = prove::next_leaves(root, &ledger, args.guess, args.all_moves, n as usize)
+            .map_err(prove_error)?;
+        print_leaves(&leaves, args.json);
+        return Ok(());
+    }
     let status = Status::of(root, &ledger, args.guess).map_err(prove_error)?;
     let cert = certified(args, path, root, &ledger)?;
     print_status(&status, args.json, args.guess.is_none(), Some(&cert));
@@ -267,4 +273,32 @@ pub fn print_status<L: Lanes>(
 fn houses(moves: &[kalah::Move]) -> String {
     let h: Vec<String> = moves.iter().map(|m| m.house().to_string()).collect();
     h.join(", ")
+}
+
+/// The open leaves of the next test (see `--leaves`), each with its test as `analyze
+/// --at-least` asks it: value (stores included) at least f's threshold plus the stores.
+fn print_leaves<L: Lanes>(leaves: &[(Position<L>, i32)], json: bool) {
+    let at_least = |leaf: &Position<L>, t: i32| t + leaf.store_difference();
+    if json {
+        print_json(&json!({
+            "leaves": leaves.iter().map(|(leaf, t)| json!({
+                "position": leaf.to_string(),
+                "to_move": super::super::args::side_json(leaf.to_move()),
+                "seeds": leaf.board().seeds(),
+                "at_least": at_least(leaf, *t),
+            })).collect::<Vec<_>>(),
+        }));
+        return;
+    }
+    if leaves.is_empty() {
+        println!("no open leaf: the campaign has nothing left to test");
+    }
+    for (leaf, t) in leaves {
+        let side = leaf.to_move().map_or("?".to_owned(), |s| s.to_string());
+        println!(
+            "{leaf}  {side} to move, {} seeds: value >= {}?",
+            leaf.board().seeds(),
+            signed(at_least(leaf, *t))
+        );
+    }
 }
