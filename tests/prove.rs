@@ -987,6 +987,30 @@ fn certify_proves_the_facts_under_the_bounds_again_and_names_a_falsified_one() {
         !claims.is_empty() && claims.iter().all(|c| c["certified"] == true),
         "{out}"
     );
+    // Each bound's cost: its facts' nodes as the ledger has them, its checks' as the checks
+    // file has them (every fact checked once here, so the checks' sum over all bounds is at
+    // least the nodes of one bound's checks and at most those of the whole file).
+    let file_nodes = |path: &Path| -> u64 {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["nodes"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .sum()
+    };
+    let (ledger_nodes, check_nodes) = (file_nodes(&good), file_nodes(&checks));
+    for c in claims {
+        let cost = &c["cost"];
+        let facts = cost["facts_nodes"].as_u64().unwrap();
+        let checked = cost["checks_nodes"].as_u64().unwrap();
+        assert!(facts > 0 && facts <= ledger_nodes, "{c}");
+        assert!(checked > 0 && checked <= check_nodes, "{c}");
+        assert!(cost["facts_cpu_s"].as_f64().unwrap() >= 0.0, "{c}");
+        assert!(cost["checks_cpu_s"].as_f64().unwrap() > 0.0, "{c}");
+    }
 
     // A lie about the position after the best first move, written before the campaign ran:
     // the campaign builds its proof on it, and certify finds it under the root's bound.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim};
+use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim, Verdict};
 use kalah::prove::fact::Fact;
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
@@ -753,9 +753,17 @@ pub fn ratio_text(ratio: Option<f64>) -> String {
 pub fn claim_json<L: Lanes>(
     c: &Claim,
     ledger: &Ledger<L>,
+    checks: &Checks,
     ratio: Option<f64>,
 ) -> serde_json::Value {
     let left = nodes_left(c, ledger);
+    // What the bound cost: the facts it rests on (their campaign's nodes and CPU), and the
+    // checks that certified them.
+    let facts = c.facts.iter().map(|&i| &ledger.facts()[i].0);
+    let checked = facts.clone().filter_map(|f| match checks.verdict(f) {
+        Verdict::Holds(check) => Some(check),
+        _ => None,
+    });
     json!({
         "move": c.mv.map(|m| m.house()),
         "side": if c.side == certificate::Side::Lower { "lower" } else { "upper" },
@@ -767,6 +775,12 @@ pub fn claim_json<L: Lanes>(
         "wrong": c.wrong.iter().map(|&i| ledger.facts()[i].1.to_string()).collect::<Vec<_>>(),
         "certified": c.is_certified(),
         "by": c.by,
+        "cost": {
+            "facts_nodes": facts.clone().map(|f| f.nodes).sum::<u64>(),
+            "facts_cpu_s": facts.map(|f| f.cpu_s).sum::<f64>(),
+            "checks_nodes": checked.clone().map(|c| c.nodes).sum::<u64>(),
+            "checks_cpu_s": checked.map(|c| c.cpu_s).sum::<f64>(),
+        },
     })
 }
 
@@ -788,7 +802,7 @@ fn report<L: Lanes>(
             "checks_run": ran,
             "checks": checks.len(),
             "time_ms": started.elapsed().as_millis() as u64,
-            "claims": cert.claims.iter().map(|c| claim_json(c, ledger, ratio)).collect::<Vec<_>>(),
+            "claims": cert.claims.iter().map(|c| claim_json(c, ledger, checks, ratio)).collect::<Vec<_>>(),
         }));
         return;
     }

@@ -83,7 +83,7 @@ fn certified<L: Lanes>(
     let json = json!({
         "checks": checks.len(),
         "files": files,
-        "claims": cert.claims.iter().map(|c| super::certify::claim_json(c, ledger, ratio)).collect::<Vec<_>>(),
+        "claims": cert.claims.iter().map(|c| super::certify::claim_json(c, ledger, &checks, ratio)).collect::<Vec<_>>(),
     });
     Ok(Certified { lines, json })
 }
