@@ -43,7 +43,7 @@ use crate::db::{DbError, Tablebase, finished_f};
 use crate::lanes::{Lanes, Narrow};
 use crate::notation::Turn;
 use crate::position::{Move, Position};
-use crate::prove::certificate::{Checks, Verdict, checks_path};
+use crate::prove::certificate::{Certificate, Checks, Side, Verdict, checks_path};
 use crate::prove::fact::{Bounds, Fact};
 use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter, Origin};
 use crate::prove::tree::Tree;
@@ -85,6 +85,54 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../data/proofs/kalah-6-6-standard.jsonl"),
     ),
 ];
+
+/// The checks files of the shipped ledgers that have one (`X.checks.jsonl` beside `X.jsonl`,
+/// see [`crate::prove::certificate`]): the ledger's name and the checks' text. A shipped fact
+/// answers whether or not it was checked (the test suite checks them); these say which of the
+/// bounds it gives are certified.
+pub const SHIPPED_CHECKS: &[(&str, &str)] = &[
+    (
+        "kalah-6-4-standard-book.jsonl",
+        include_str!("../data/books/kalah-6-4-standard-book.checks.jsonl"),
+    ),
+    (
+        "kalah-6-4-empty-capture-book.jsonl",
+        include_str!("../data/books/kalah-6-4-empty-capture-book.checks.jsonl"),
+    ),
+    (
+        "kalah-6-5-standard-book.jsonl",
+        include_str!("../data/books/kalah-6-5-standard-book.checks.jsonl"),
+    ),
+    (
+        "kalah-6-5-standard.jsonl",
+        include_str!("../data/proofs/kalah-6-5-standard.checks.jsonl"),
+    ),
+    (
+        "kalah-6-6-standard.jsonl",
+        include_str!("../data/proofs/kalah-6-6-standard.checks.jsonl"),
+    ),
+];
+
+/// Where a shipped ledger lies in kalah's source tree: `data/books/` for the opening books
+/// (`...-book.jsonl`), `data/proofs/` for the campaigns.
+pub fn shipped_path(name: &str) -> String {
+    let dir = if name.ends_with("-book.jsonl") {
+        "data/books"
+    } else {
+        "data/proofs"
+    };
+    format!("{dir}/{name}")
+}
+
+/// The shipped campaign ledger of `game` (houses, rules, seeds in all), if kalah ships one:
+/// its place in the source tree ([`shipped_path`]).
+pub fn shipped_campaign(game: (usize, Rules, u32)) -> Option<String> {
+    SHIPPED
+        .iter()
+        .map(|&(name, _)| name)
+        .find(|name| !name.ends_with("-book.jsonl") && game_of_name(name) == Some(game))
+        .map(shipped_path)
+}
 
 /// The most positions of a proof tree grown to bound a position ([`Book::bounds`]): some
 /// tens of milliseconds, whatever the ledgers hold (a campaign's tree is a few thousand).
@@ -175,11 +223,35 @@ pub struct Trust {
     pub wrong: usize,
 }
 
+/// What the facts prove of a position's value, and how far it is certified: each bound
+/// rests on facts each proven again by another path (see [`crate::prove::certificate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proven {
+    /// The bounds (stores included, for the side to move).
+    pub bounds: Bounds,
+    /// Whether the lower bound is certified (a bound that rests on no fact, only on the sowings
+    /// and the seeds, is).
+    pub lower_certified: bool,
+    /// Whether the upper bound is certified.
+    pub upper_certified: bool,
+    /// Whether the bounds rest on any fact at all (not on the sowings and the seeds alone).
+    pub rests_on_facts: bool,
+}
+
+impl Proven {
+    /// Whether the bounds rest on facts, each proven again by another path.
+    pub fn is_certified(&self) -> bool {
+        self.rests_on_facts && self.lower_certified && self.upper_certified
+    }
+}
+
 /// The facts of the books read (see the module docs).
 #[derive(Default)]
 pub struct Book {
     /// The facts that answer: the shipped ones, and those of files their checks proved again.
     ledger: Ledger,
+    /// The checks read: of the shipped ledgers ([`SHIPPED_CHECKS`]) and the files' own.
+    checks: Checks,
     /// The facts of files not proven again: shown as claims only.
     claims: Ledger,
     /// How many facts of each kind the files held.
@@ -226,6 +298,10 @@ impl Book {
                 self.ledger.add_text(Path::new(name), text)?;
                 self.sources.push(name.to_owned());
                 self.shipped.push(name);
+                if let Some(&(_, checks)) = SHIPPED_CHECKS.iter().find(|(n, _)| *n == name) {
+                    let checks_name = checks_path(Path::new(name));
+                    self.checks.add_text(&checks_name, checks)?;
+                }
             }
         }
         Ok(())
@@ -248,8 +324,10 @@ impl Book {
         )?;
         let mut own = Ledger::new();
         own.add_file(path)?;
-        let mut checks = Checks::new();
-        checks.add_file(&checks_path(path))?;
+        // The file's checks join those read before: a check names its fact by the digest of
+        // its text, whatever file holds it (see crate::prove::certificate).
+        self.checks.add_file(&checks_path(path))?;
+        let checks = &self.checks;
         let mut answers = false;
         for (fact, origin) in own.facts() {
             if !fact.is_informative() {
@@ -364,6 +442,57 @@ impl Book {
         Some(Bounds {
             lower: f.lower + stores,
             upper: f.upper + stores,
+        })
+    }
+
+    /// What the facts prove of `pos`'s value, as [`Book::bounds`] gives it, and whether each
+    /// of its two bounds is certified by the checks read: the cheapest set of facts it rests
+    /// on, over the proof tree of `pos`, each proven again by another path
+    /// ([`Certificate::of_tree`]). `None` where [`Book::bounds`] is.
+    pub fn proven<L: Lanes>(&self, pos: &Position<L>) -> Option<Proven> {
+        if pos.is_finished() {
+            return None;
+        }
+        let rules = pos.rules();
+        let narrow = Position::<Narrow>::from_setup(&pos.to_setup(), rules).ok()?;
+        let tree = Tree::grow(narrow, &self.ledger, MAX_TREE)
+            .ok()
+            .filter(|tree| {
+                tree.nodes()
+                    .iter()
+                    .any(|n| self.ledger.known(rules, n.board()).is_some())
+            });
+        let Some(tree) = tree else {
+            // Too large a tree to weigh: its bounds are the board's own facts', not certified.
+            let bounds = self.bounds(pos)?;
+            return Some(Proven {
+                bounds,
+                lower_certified: false,
+                upper_certified: false,
+                rests_on_facts: true,
+            });
+        };
+        let f = tree.root().bounds;
+        let widest = Bounds::widest(pos.seeds_on_board(), rules);
+        if f.lower <= widest.lower && f.upper >= widest.upper {
+            return None;
+        }
+        let certificate = Certificate::of_tree(&tree, &self.ledger, &self.checks);
+        let root_claims = || certificate.claims.iter().filter(|c| c.mv.is_none());
+        let certified = |side: Side| {
+            root_claims()
+                .filter(|c| c.side == side)
+                .all(|c| c.is_certified())
+        };
+        let stores = pos.store_difference();
+        Some(Proven {
+            bounds: Bounds {
+                lower: f.lower + stores,
+                upper: f.upper + stores,
+            },
+            lower_certified: certified(Side::Lower),
+            upper_certified: certified(Side::Upper),
+            rests_on_facts: root_claims().any(|c| !c.facts.is_empty()),
         })
     }
 
