@@ -59,10 +59,6 @@ use crate::prove::fact::Bounds;
 use crate::rules::Side;
 use crate::search::{Algorithm, Progress, SolveError, Solver, SolverConfig};
 
-/// The most sowings of a perfect line read from the ledgers' bounds (a Kalah(6,6) game is
-/// about 80; the levels finish any line that reaches them).
-const MAX_LINE_SOWINGS: usize = 400;
-
 /// What is asked of a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Want {
@@ -869,12 +865,10 @@ fn known<L: Lanes, E>(
         ))));
     }
     let moves: Vec<MoveAnswer> = moves.into_iter().map(|(m, _)| m).collect();
-    // The ledgers prove every move's value: the book's answer, its perfect line through the
-    // book and the levels.
-    let (pv, pv_complete) = match book.analyze(pos, levels)? {
-        Some(found) => (found.analysis.pv, found.pv_complete),
-        None if value.bounds.is_exact() => known_line(pos, book, levels)?,
-        None => (Vec::new(), false),
+    // The perfect line through the ledgers' boards and the levels, as far as they know it.
+    let (pv, pv_complete) = match value.bounds.is_exact() {
+        true => book.line(pos, levels)?,
+        false => (Vec::new(), false),
     };
     Ok(Answer {
         to_move: pos.to_move(),
@@ -992,77 +986,4 @@ fn combined<L: Lanes>(
         out.facts |= used && candidate.facts;
     }
     out
-}
-
-/// The perfect line from `pos` (whose value the ledgers know) as far as the ledgers and the
-/// levels know it: at each step the lowest house proven to keep the value; and whether it
-/// reaches the end of the game.
-fn known_line<L: Lanes>(
-    pos: &Position<L>,
-    book: &Book,
-    levels: Option<&Tablebase>,
-) -> Result<(Vec<Turn>, bool), DbError> {
-    let mut pv = Vec::new();
-    let mut turn: Vec<Move> = Vec::new();
-    let mut at = *pos;
-    let mut complete = false;
-    let level_value = |p: &Position<L>| -> Result<Option<i32>, DbError> {
-        match levels.filter(|db| p.seeds_on_board() <= db.max_level()) {
-            Some(db) => Ok(db
-                .probe_checked(p.board())?
-                .map(|f| f + p.store_difference())),
-            None => Ok(None),
-        }
-    };
-    for _ in 0..MAX_LINE_SOWINGS {
-        if at.is_finished() {
-            complete = true;
-            break;
-        }
-        if let Some(db) = levels.filter(|db| at.seeds_on_board() <= db.max_level()) {
-            if let Some(rest) = db.analyze(&at)? {
-                let mut turns = rest.pv.into_iter();
-                if let Some(first) = turns.next() {
-                    turn.extend(first.0);
-                    pv.push(Turn(std::mem::take(&mut turn)));
-                }
-                pv.extend(turns);
-                complete = true;
-            }
-            break;
-        }
-        let Some(v) = book.bounds(&at).filter(|b| b.is_exact()).map(|b| b.lower) else {
-            break;
-        };
-        let mut keeps = None;
-        for mv in at.legal_moves() {
-            let mut failed = None;
-            let b = after_move(&at, mv, |child| match level_value(child) {
-                Ok(Some(value)) => Bounds::exact(value),
-                Ok(None) => book.bounds(child).unwrap_or_else(|| value_range(child)),
-                Err(e) => {
-                    failed = Some(e);
-                    value_range(child)
-                }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            if b.lower >= v {
-                keeps = Some(mv);
-                break;
-            }
-        }
-        let Some(mv) = keeps else { break };
-        let (next, sowing) = at.play_unchecked(mv);
-        turn.push(mv);
-        if !sowing.extra_turn {
-            pv.push(Turn(std::mem::take(&mut turn)));
-        }
-        at = next;
-    }
-    if !turn.is_empty() {
-        pv.push(Turn(turn));
-    }
-    Ok((pv, complete))
 }

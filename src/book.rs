@@ -134,6 +134,10 @@ pub fn shipped_campaign(game: (usize, Rules, u32)) -> Option<String> {
         .map(shipped_path)
 }
 
+/// The most sowings of a perfect line read from the book ([`Book::line`]: a Kalah(6,6) game is
+/// about 80; the levels finish any line that reaches them).
+const MAX_LINE_SOWINGS: usize = 400;
+
 /// The most positions of a proof tree grown to bound a position ([`Book::bounds`]): some
 /// tens of milliseconds, whatever the ledgers hold (a campaign's tree is a few thousand).
 const MAX_TREE: usize = 1 << 16;
@@ -556,52 +560,76 @@ impl Book {
         }))
     }
 
-    /// The perfect line from `pos` (lowest optimal house at every step) as far as the book and
-    /// the levels know it, and whether it reaches the end of the game.
-    fn line<L: Lanes>(
+    /// The perfect line from `pos` as far as the book and the levels `db` know it: at each step
+    /// the lowest house proven to keep the value (its lower bound reaching the position's exact
+    /// value), through the book's boards, then the levels' line; and whether it reaches the
+    /// end of the game. It stops where the value is not known exactly, or no move is proven to
+    /// keep it (or after [`MAX_LINE_SOWINGS`] sowings).
+    pub fn line<L: Lanes>(
         &self,
         pos: &Position<L>,
         db: Option<&Tablebase>,
-    ) -> Result<(Vec<Turn>, bool), BookError> {
+    ) -> Result<(Vec<Turn>, bool), DbError> {
+        let db = db.filter(|db| db.houses() == pos.houses_per_side() && db.rules() == pos.rules());
         let mut pv = Vec::new();
         let mut turn: Vec<Move> = Vec::new();
-        let rules = pos.rules();
         let mut at = *pos;
-        let complete = loop {
+        let mut complete = false;
+        let level_value = |p: &Position<L>| -> Result<Option<i32>, DbError> {
+            match db.filter(|db| p.seeds_on_board() <= db.max_level()) {
+                Some(db) => Ok(db
+                    .probe_checked(p.board())?
+                    .map(|f| f + p.store_difference())),
+                None => Ok(None),
+            }
+        };
+        for _ in 0..MAX_LINE_SOWINGS {
             if at.is_finished() {
-                break true;
+                complete = true;
+                break;
             }
-            let board = at.board();
-            if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
-                let Some(rest) = db.analyze(&at)? else {
-                    break false;
-                };
-                let mut turns = rest.pv.into_iter();
-                if let Some(first) = turns.next() {
-                    turn.extend(first.0);
-                    pv.push(Turn(std::mem::take(&mut turn)));
+            if let Some(db) = db.filter(|db| at.seeds_on_board() <= db.max_level()) {
+                if let Some(rest) = db.analyze(&at)? {
+                    let mut turns = rest.pv.into_iter();
+                    if let Some(first) = turns.next() {
+                        turn.extend(first.0);
+                        pv.push(Turn(std::mem::take(&mut turn)));
+                    }
+                    pv.extend(turns);
+                    complete = true;
                 }
-                pv.extend(turns);
-                break true;
+                break;
             }
-            let Some(f) = exact_f(&self.ledger, board, rules, db)? else {
-                break false;
+            let Some(v) = self.bounds(&at).filter(|b| b.is_exact()).map(|b| b.lower) else {
+                break;
             };
-            let Some(values) = move_values(&self.ledger, board, rules, db)? else {
-                break false;
-            };
-            check(board, rules, f, &values)?;
-            let &(mv, _) = values
-                .iter()
-                .find(|&&(_, v)| v == f)
-                .expect("check found f among the values");
+            let mut keeps = None;
+            for mv in at.legal_moves() {
+                let mut failed = None;
+                let b = after_move(&at, mv, |child| match level_value(child) {
+                    Ok(Some(value)) => Bounds::exact(value),
+                    Ok(None) => self.bounds(child).unwrap_or_else(|| value_range(child)),
+                    Err(e) => {
+                        failed = Some(e);
+                        value_range(child)
+                    }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                if b.lower >= v {
+                    keeps = Some(mv);
+                    break;
+                }
+            }
+            let Some(mv) = keeps else { break };
             let (next, sowing) = at.play_unchecked(mv);
             turn.push(mv);
             if !sowing.extra_turn {
                 pv.push(Turn(std::mem::take(&mut turn)));
             }
             at = next;
-        };
+        }
         if !turn.is_empty() {
             pv.push(Turn(turn));
         }

@@ -470,9 +470,11 @@ async fn frontier(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
         if page.moves_state != "done" {
             assert_fits(&client, &format!("Kalah(6,6), moves searched, {width} px")).await?;
         }
-        let page = settle(&client, "the moves of empty-capture Kalah(6,6) asked", |p| {
-            p.state == "unsolved" && p.rules == "empty-capture" && p.moves_state == "done"
-        })
+        let page = settle(
+            &client,
+            "the moves of empty-capture Kalah(6,6) asked",
+            |p| p.state == "unsolved" && p.rules == "empty-capture" && p.moves_state == "done",
+        )
         .await?;
         assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
         assert_fits(&client, &format!("empty-capture Kalah(6,6) at {width} px")).await?;

@@ -1954,40 +1954,26 @@ fn ctrl_c_of_analyze_query_match_and_replay_says_what_was_kept() {
 /// the figure for them once built, and `solve --help` does not cap exact solving at 6 houses.
 #[test]
 fn small_answers_say_what_they_mean() {
-    let out = kalah(&[
-        "solve",
-        "-m",
-        "4",
-        "-n",
-        "3",
-        "--at-least",
-        "1",
-        "--threads",
-        "1",
-        "--no-db",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert!(
-        text.contains(" 1 thread, ") && !text.contains("1 threads"),
-        "{text}"
-    );
-    let out = kalah(&[
-        "solve",
-        "-m",
-        "4",
-        "-n",
-        "3",
-        "--value-only",
-        "--threads",
-        "1",
-        "--no-db",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains(" 1 thread, ") && !text.contains("1 threads"),
-        "{text}"
-    );
+    for asked in ["--at-least=1", "--value-only"] {
+        let args = [
+            "solve",
+            "-m",
+            "4",
+            "-n",
+            "3",
+            asked,
+            "--threads",
+            "1",
+            "--no-db",
+        ];
+        let out = kalah(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(
+            text.contains(" 1 thread, ") && !text.contains("1 threads"),
+            "{text}"
+        );
+    }
 
     let out = kalah(&["match", "greedy", "greedy", "--games", "2"]);
     let text = String::from_utf8_lossy(&out.stdout);

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use kalah::answer::{Answer, MoveAnswer, NotDone, Source, Want};
+use kalah::answer::{Answer, MoveAnswer, NotDone, Searched, Source, Want};
 use kalah::db::Tablebase;
 use kalah::{Analysis, Lanes, Position, SolverConfig, Variant};
 use serde_json::json;
@@ -216,12 +216,7 @@ fn print_bounds<L: Lanes>(
         if let Some(v) = variant {
             out["seeds"] = v.seeds().into();
         }
-        out["value"] = json!(answer.exact());
-        out["lower"] = bounds.lower.into();
-        out["upper"] = bounds.upper.into();
-        out["certified"] = json!(answer.certified);
-        out["best"] = best.iter().map(|m| m.house()).collect();
-        out["maybe_best"] = maybe.iter().map(|m| m.house()).collect();
+        add_bounds_fields(&mut out, answer);
         out["moves"] = answer.moves.iter().map(move_json).collect();
         out["pv"] = json!(answer.pv.iter().map(|t| t.to_string()).collect::<Vec<_>>());
         out["pv_complete"] = json!(answer.pv_complete);
@@ -306,9 +301,20 @@ fn move_note(m: &MoveAnswer) -> &'static str {
     }
 }
 
+/// The value of `answer` as JSON: `value` (null unless exact), `lower`, `upper`, `certified`,
+/// and the moves proven `best` and those that may be (`maybe_best`).
+pub fn add_bounds_fields(out: &mut serde_json::Value, answer: &Answer) {
+    out["value"] = json!(answer.exact());
+    out["lower"] = answer.value.lower.into();
+    out["upper"] = answer.value.upper.into();
+    out["certified"] = json!(answer.certified);
+    out["best"] = answer.best().iter().map(|m| m.house()).collect();
+    out["maybe_best"] = answer.maybe_best().iter().map(|m| m.house()).collect();
+}
+
 /// A move as JSON: `house`, `value` (null unless exact), `lower`, `upper`, `source`,
 /// `certified`, `extra_turn`.
-fn move_json(m: &MoveAnswer) -> serde_json::Value {
+pub fn move_json(m: &MoveAnswer) -> serde_json::Value {
     json!({
         "house": m.mv.house(),
         "value": m.value(),
@@ -416,18 +422,7 @@ fn add_source_fields(out: &mut serde_json::Value, answer: &Answer, shown: &Shown
 fn source_text(answer: &Answer, shown: &Shown<'_>) -> String {
     match (answer.source, shown.search, answer.searched) {
         (Source::Search, Some((config, db, given)), Some(s)) => {
-            let rate = s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-9);
-            format!(
-                "{} nodes in {:.3} s ({:.1} M nodes/s), {} thread{}, {}, {}\n{}",
-                s.nodes,
-                s.elapsed.as_secs_f64(),
-                rate / 1e6,
-                config.threads,
-                if config.threads == 1 { "" } else { "s" },
-                table_text(config, given),
-                algorithm_text(config),
-                db.line()
-            )
+            format!("{}\n{}", search_text(s, config, given, true), db.line())
         }
         _ => source_text_short(answer, shown),
     }
@@ -436,16 +431,9 @@ fn source_text(answer: &Answer, shown: &Shown<'_>) -> String {
 /// [`source_text`] as `--value-only` writes it (a search's line without the rate).
 fn source_text_short(answer: &Answer, shown: &Shown<'_>) -> String {
     match (answer.source, shown.search, answer.searched) {
-        (Source::Search, Some((config, db, given)), Some(s)) => format!(
-            "{} nodes in {:.3} s, {} thread{}, {}, {}\n{}",
-            s.nodes,
-            s.elapsed.as_secs_f64(),
-            config.threads,
-            if config.threads == 1 { "" } else { "s" },
-            table_text(config, given),
-            algorithm_text(config),
-            db.line()
-        ),
+        (Source::Search, Some((config, db, given)), Some(s)) => {
+            format!("{}\n{}", search_text(s, config, given, false), db.line())
+        }
         (Source::Levels, _, _) => match shown.levels {
             Some(db) => format!(
                 "read from the database (levels 0..={} in {}) in {:.3} ms",
@@ -461,6 +449,27 @@ fn source_text_short(answer: &Answer, shown: &Shown<'_>) -> String {
         }
         _ => "nothing searched".to_owned(),
     }
+}
+
+/// What a search cost and how it was set up, for people: `48631370 nodes in 13.908 s (3.5 M
+/// nodes/s), 2 threads, 512 MiB table (for this board), mtdf` (the rate with `rate`).
+pub fn search_text(s: Searched, config: &SolverConfig, given: bool, rate: bool) -> String {
+    let rate = match rate {
+        true => format!(
+            " ({:.1} M nodes/s)",
+            s.nodes as f64 / s.elapsed.as_secs_f64().max(1e-9) / 1e6
+        ),
+        false => String::new(),
+    };
+    format!(
+        "{} nodes in {:.3} s{rate}, {} thread{}, {}, {}",
+        s.nodes,
+        s.elapsed.as_secs_f64(),
+        config.threads,
+        if config.threads == 1 { "" } else { "s" },
+        table_text(config, given),
+        algorithm_text(config)
+    )
 }
 
 /// The fields of an answer read from the opening books `books` in `elapsed`: no nodes, the

@@ -14,9 +14,7 @@ use kalah::answer::{Answer, Source};
 use kalah::{Lanes, Position, Variant};
 use serde_json::json;
 
-use super::answer::{
-    Shown, add_search_fields, add_variant_fields, algorithm_text, table_text, title,
-};
+use super::answer::{Shown, add_search_fields, add_variant_fields, search_text, title};
 use super::args::{header, print_json, side_text};
 use super::books::signed;
 
@@ -130,13 +128,8 @@ pub fn print<L: Lanes>(
         }
         (Source::Search, Some(((config, db, given), s))) => {
             println!(
-                "one null-window test: {} nodes in {:.3} s, {} thread{}, {}, {}",
-                s.nodes,
-                s.elapsed.as_secs_f64(),
-                config.threads,
-                if config.threads == 1 { "" } else { "s" },
-                table_text(config, given),
-                algorithm_text(config)
+                "one null-window test: {}",
+                search_text(s, config, given, false)
             );
             println!("{}", db.line());
         }

@@ -37,6 +37,7 @@ use kalah::{AnyPosition, Lanes, Position, Rules, Side, Solver, Variant};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
+use super::super::answer::{add_bounds_fields, move_json};
 use super::super::args::parse_position_given;
 
 /// The longest query string taken, in bytes (a 12-house literal needs about 200).
@@ -639,28 +640,15 @@ fn board_json<L: Lanes>(
             .collect();
         return out;
     };
-    out["value"] = json!(a.exact());
-    out["lower"] = json!(a.value.lower);
-    out["upper"] = json!(a.value.upper);
-    out["certified"] = json!(a.certified);
-    out["best"] = json!(a.best().iter().map(|m| m.house()).collect::<Vec<_>>());
-    out["maybe_best"] = json!(a.maybe_best().iter().map(|m| m.house()).collect::<Vec<_>>());
+    add_bounds_fields(&mut out, a);
     let mut moves = a.moves.clone();
     moves.sort_by_key(|m| (-m.bounds.upper, -m.bounds.lower, m.mv.house()));
     out["moves"] = moves
         .iter()
         .map(|m| {
-            let (after, _) = p.play_unchecked(m.mv);
-            json!({
-                "house": m.mv.house(),
-                "value": m.value(),
-                "lower": m.bounds.lower,
-                "upper": m.bounds.upper,
-                "source": m.source.as_str(),
-                "certified": m.certified,
-                "after": after.to_string(),
-                "extra_turn": m.extra_turn,
-            })
+            let mut json = move_json(m);
+            json["after"] = json!(p.play_unchecked(m.mv).0.to_string());
+            json
         })
         .collect();
     out["pv"] = json!(a.pv.iter().map(|t| t.to_string()).collect::<Vec<_>>());
