@@ -43,7 +43,7 @@ use crate::db::{DbError, Tablebase, finished_f};
 use crate::lanes::{Lanes, Narrow};
 use crate::notation::Turn;
 use crate::position::{Move, Position};
-use crate::prove::certificate::{Checks, Verdict, checks_path};
+use crate::prove::certificate::{Certificate, Checks, Side, Verdict, checks_path};
 use crate::prove::fact::{Bounds, Fact};
 use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter, Origin};
 use crate::prove::tree::Tree;
@@ -85,6 +85,58 @@ pub const SHIPPED: &[(&str, &str)] = &[
         include_str!("../data/proofs/kalah-6-6-standard.jsonl"),
     ),
 ];
+
+/// The checks files of the shipped ledgers that have one (`X.checks.jsonl` beside `X.jsonl`,
+/// see [`crate::prove::certificate`]): the ledger's name and the checks' text. A shipped fact
+/// answers whether or not it was checked (the test suite checks them); these say which of the
+/// bounds it gives are certified.
+pub const SHIPPED_CHECKS: &[(&str, &str)] = &[
+    (
+        "kalah-6-4-standard-book.jsonl",
+        include_str!("../data/books/kalah-6-4-standard-book.checks.jsonl"),
+    ),
+    (
+        "kalah-6-4-empty-capture-book.jsonl",
+        include_str!("../data/books/kalah-6-4-empty-capture-book.checks.jsonl"),
+    ),
+    (
+        "kalah-6-5-standard-book.jsonl",
+        include_str!("../data/books/kalah-6-5-standard-book.checks.jsonl"),
+    ),
+    (
+        "kalah-6-5-standard.jsonl",
+        include_str!("../data/proofs/kalah-6-5-standard.checks.jsonl"),
+    ),
+    (
+        "kalah-6-6-standard.jsonl",
+        include_str!("../data/proofs/kalah-6-6-standard.checks.jsonl"),
+    ),
+];
+
+/// Where a shipped ledger lies in kalah's source tree: `data/books/` for the opening books
+/// (`...-book.jsonl`), `data/proofs/` for the campaigns.
+pub fn shipped_path(name: &str) -> String {
+    let dir = if name.ends_with("-book.jsonl") {
+        "data/books"
+    } else {
+        "data/proofs"
+    };
+    format!("{dir}/{name}")
+}
+
+/// The shipped campaign ledger of `game` (houses, rules, seeds in all), if kalah ships one:
+/// its place in the source tree ([`shipped_path`]).
+pub fn shipped_campaign(game: (usize, Rules, u32)) -> Option<String> {
+    SHIPPED
+        .iter()
+        .map(|&(name, _)| name)
+        .find(|name| !name.ends_with("-book.jsonl") && game_of_name(name) == Some(game))
+        .map(shipped_path)
+}
+
+/// The most sowings of a perfect line read from the book ([`Book::line`]: a Kalah(6,6) game is
+/// about 80; the levels finish any line that reaches them).
+const MAX_LINE_SOWINGS: usize = 400;
 
 /// The most positions of a proof tree grown to bound a position ([`Book::bounds`]): some
 /// tens of milliseconds, whatever the ledgers hold (a campaign's tree is a few thousand).
@@ -175,11 +227,35 @@ pub struct Trust {
     pub wrong: usize,
 }
 
+/// What the facts prove of a position's value, and how far it is certified: each bound
+/// rests on facts each proven again by another path (see [`crate::prove::certificate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proven {
+    /// The bounds (stores included, for the side to move).
+    pub bounds: Bounds,
+    /// Whether the lower bound is certified (a bound that rests on no fact, only on the sowings
+    /// and the seeds, is).
+    pub lower_certified: bool,
+    /// Whether the upper bound is certified.
+    pub upper_certified: bool,
+    /// Whether the bounds rest on any fact at all (not on the sowings and the seeds alone).
+    pub rests_on_facts: bool,
+}
+
+impl Proven {
+    /// Whether the bounds rest on facts, each proven again by another path.
+    pub fn is_certified(&self) -> bool {
+        self.rests_on_facts && self.lower_certified && self.upper_certified
+    }
+}
+
 /// The facts of the books read (see the module docs).
 #[derive(Default)]
 pub struct Book {
     /// The facts that answer: the shipped ones, and those of files their checks proved again.
     ledger: Ledger,
+    /// The checks read: of the shipped ledgers ([`SHIPPED_CHECKS`]) and the files' own.
+    checks: Checks,
     /// The facts of files not proven again: shown as claims only.
     claims: Ledger,
     /// How many facts of each kind the files held.
@@ -226,6 +302,10 @@ impl Book {
                 self.ledger.add_text(Path::new(name), text)?;
                 self.sources.push(name.to_owned());
                 self.shipped.push(name);
+                if let Some(&(_, checks)) = SHIPPED_CHECKS.iter().find(|(n, _)| *n == name) {
+                    let checks_name = checks_path(Path::new(name));
+                    self.checks.add_text(&checks_name, checks)?;
+                }
             }
         }
         Ok(())
@@ -248,8 +328,10 @@ impl Book {
         )?;
         let mut own = Ledger::new();
         own.add_file(path)?;
-        let mut checks = Checks::new();
-        checks.add_file(&checks_path(path))?;
+        // The file's checks join those read before: a check names its fact by the digest of
+        // its text, whatever file holds it (see crate::prove::certificate).
+        self.checks.add_file(&checks_path(path))?;
+        let checks = &self.checks;
         let mut answers = false;
         for (fact, origin) in own.facts() {
             if !fact.is_informative() {
@@ -367,6 +449,57 @@ impl Book {
         })
     }
 
+    /// What the facts prove of `pos`'s value, as [`Book::bounds`] gives it, and whether each
+    /// of its two bounds is certified by the checks read: the cheapest set of facts it rests
+    /// on, over the proof tree of `pos`, each proven again by another path
+    /// ([`Certificate::of_tree`]). `None` where [`Book::bounds`] is.
+    pub fn proven<L: Lanes>(&self, pos: &Position<L>) -> Option<Proven> {
+        if pos.is_finished() {
+            return None;
+        }
+        let rules = pos.rules();
+        let narrow = Position::<Narrow>::from_setup(&pos.to_setup(), rules).ok()?;
+        let tree = Tree::grow(narrow, &self.ledger, MAX_TREE)
+            .ok()
+            .filter(|tree| {
+                tree.nodes()
+                    .iter()
+                    .any(|n| self.ledger.known(rules, n.board()).is_some())
+            });
+        let Some(tree) = tree else {
+            // Too large a tree to weigh: its bounds are the board's own facts', not certified.
+            let bounds = self.bounds(pos)?;
+            return Some(Proven {
+                bounds,
+                lower_certified: false,
+                upper_certified: false,
+                rests_on_facts: true,
+            });
+        };
+        let f = tree.root().bounds;
+        let widest = Bounds::widest(pos.seeds_on_board(), rules);
+        if f.lower <= widest.lower && f.upper >= widest.upper {
+            return None;
+        }
+        let certificate = Certificate::of_tree(&tree, &self.ledger, &self.checks);
+        let root_claims = || certificate.claims.iter().filter(|c| c.mv.is_none());
+        let certified = |side: Side| {
+            root_claims()
+                .filter(|c| c.side == side)
+                .all(|c| c.is_certified())
+        };
+        let stores = pos.store_difference();
+        Some(Proven {
+            bounds: Bounds {
+                lower: f.lower + stores,
+                upper: f.upper + stores,
+            },
+            lower_certified: certified(Side::Lower),
+            upper_certified: certified(Side::Upper),
+            rests_on_facts: root_claims().any(|c| !c.facts.is_empty()),
+        })
+    }
+
     /// What the facts prove of each legal move of `pos`, house order: the mover's final margin
     /// after it (stores included), as [`Book::bounds`] gives it for the position it leads to
     /// ([`after_move`]), what the seeds allow ([`value_range`]) where the facts say nothing.
@@ -427,52 +560,76 @@ impl Book {
         }))
     }
 
-    /// The perfect line from `pos` (lowest optimal house at every step) as far as the book and
-    /// the levels know it, and whether it reaches the end of the game.
-    fn line<L: Lanes>(
+    /// The perfect line from `pos` as far as the book and the levels `db` know it: at each step
+    /// the lowest house proven to keep the value (its lower bound reaching the position's exact
+    /// value), through the book's boards, then the levels' line; and whether it reaches the
+    /// end of the game. It stops where the value is not known exactly, or no move is proven to
+    /// keep it (or after [`MAX_LINE_SOWINGS`] sowings).
+    pub fn line<L: Lanes>(
         &self,
         pos: &Position<L>,
         db: Option<&Tablebase>,
-    ) -> Result<(Vec<Turn>, bool), BookError> {
+    ) -> Result<(Vec<Turn>, bool), DbError> {
+        let db = db.filter(|db| db.houses() == pos.houses_per_side() && db.rules() == pos.rules());
         let mut pv = Vec::new();
         let mut turn: Vec<Move> = Vec::new();
-        let rules = pos.rules();
         let mut at = *pos;
-        let complete = loop {
+        let mut complete = false;
+        let level_value = |p: &Position<L>| -> Result<Option<i32>, DbError> {
+            match db.filter(|db| p.seeds_on_board() <= db.max_level()) {
+                Some(db) => Ok(db
+                    .probe_checked(p.board())?
+                    .map(|f| f + p.store_difference())),
+                None => Ok(None),
+            }
+        };
+        for _ in 0..MAX_LINE_SOWINGS {
             if at.is_finished() {
-                break true;
+                complete = true;
+                break;
             }
-            let board = at.board();
-            if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
-                let Some(rest) = db.analyze(&at)? else {
-                    break false;
-                };
-                let mut turns = rest.pv.into_iter();
-                if let Some(first) = turns.next() {
-                    turn.extend(first.0);
-                    pv.push(Turn(std::mem::take(&mut turn)));
+            if let Some(db) = db.filter(|db| at.seeds_on_board() <= db.max_level()) {
+                if let Some(rest) = db.analyze(&at)? {
+                    let mut turns = rest.pv.into_iter();
+                    if let Some(first) = turns.next() {
+                        turn.extend(first.0);
+                        pv.push(Turn(std::mem::take(&mut turn)));
+                    }
+                    pv.extend(turns);
+                    complete = true;
                 }
-                pv.extend(turns);
-                break true;
+                break;
             }
-            let Some(f) = exact_f(&self.ledger, board, rules, db)? else {
-                break false;
+            let Some(v) = self.bounds(&at).filter(|b| b.is_exact()).map(|b| b.lower) else {
+                break;
             };
-            let Some(values) = move_values(&self.ledger, board, rules, db)? else {
-                break false;
-            };
-            check(board, rules, f, &values)?;
-            let &(mv, _) = values
-                .iter()
-                .find(|&&(_, v)| v == f)
-                .expect("check found f among the values");
+            let mut keeps = None;
+            for mv in at.legal_moves() {
+                let mut failed = None;
+                let b = after_move(&at, mv, |child| match level_value(child) {
+                    Ok(Some(value)) => Bounds::exact(value),
+                    Ok(None) => self.bounds(child).unwrap_or_else(|| value_range(child)),
+                    Err(e) => {
+                        failed = Some(e);
+                        value_range(child)
+                    }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                if b.lower >= v {
+                    keeps = Some(mv);
+                    break;
+                }
+            }
+            let Some(mv) = keeps else { break };
             let (next, sowing) = at.play_unchecked(mv);
             turn.push(mv);
             if !sowing.extra_turn {
                 pv.push(Turn(std::mem::take(&mut turn)));
             }
             at = next;
-        };
+        }
         if !turn.is_empty() {
             pv.push(Turn(turn));
         }

@@ -148,9 +148,28 @@ fn book_answers_equal_the_search_s() {
         let mut from_book = 0;
         for (((p, depth), b), s) in boards.iter().zip(&booked).zip(&searched) {
             assert_ne!(s["source"], "ledger", "{p}: --no-book reads no book");
-            for field in ["value", "best", "moves", "to_move"] {
+            for field in ["value", "best", "to_move"] {
                 assert_eq!(b[field], s[field], "{rules} {p}: {field}");
             }
+            // The same moves and values (whether each is certified is the book's to say: a
+            // search's never is).
+            let values = |v: &Value| -> Vec<(Value, Value)> {
+                v["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| (m["house"].clone(), m["value"].clone()))
+                    .collect()
+            };
+            assert_eq!(values(b), values(s), "{rules} {p}: moves");
+            assert!(
+                s["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|m| m["certified"] == false),
+                "{rules} {p}: a search's values are not certified"
+            );
             if b["source"] == "ledger" {
                 from_book += 1;
                 assert_eq!(b["nodes"], 0);
@@ -234,14 +253,19 @@ fn a_book_that_lies_is_an_error_never_a_value() {
     std::fs::remove_file(home.join("other.checks.jsonl")).unwrap();
 
     // The book's own value of the start changed: its digest no longer matches its check, so
-    // it is an unchecked claim, shown as one, and the search answers.
+    // it is an unchecked claim, shown as one, never the value: the book's checked facts of
+    // the moves below the start answer instead (their best is the value).
     let lie = shifted(-2);
     std::fs::write(&book, text.replace(&line, &lie)).unwrap();
     let out = kalah_in(&home, &["query", start, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(answer["source"], "search", "{answer}");
+    assert_eq!(answer["source"], "ledger", "{answer}");
     assert_eq!(answer["value"].as_i64(), Some(value));
+    let searched: Value =
+        serde_json::from_slice(&kalah_in(&home, &["query", start, "--json", "--no-book"]).stdout)
+            .unwrap();
+    assert_eq!(searched["value"].as_i64(), Some(value), "{searched}");
     assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
     assert_eq!(answer["claims"][0]["holds"], false, "{answer}");
     let out = kalah_in(&home, &["query", start]);
@@ -748,4 +772,99 @@ fn a_search_past_the_hour_answers_with_what_the_ledgers_prove() {
     assert!(v["value"].is_null(), "{v}");
     assert!(v["lower"].as_i64() < v["upper"].as_i64(), "{v}");
     assert_eq!(v["searched"], false);
+}
+
+/// The front ends agree on Kalah(6,6) from the shipped ledgers alone (an empty database home,
+/// no levels): `solve -m 6 -n 6` prints +4, proven and certified, and succeeds; `query` and
+/// `analyze` say of the value and of each move whether it is certified, at the start of both
+/// rule sets and after move 1 (its last seed in the store: South moves again).
+#[test]
+fn kalah_6_6_is_answered_from_the_shipped_ledgers_saying_what_is_certified() {
+    let home = fresh_dir("book-kalah-6-6");
+    let out = kalah_in(&home, &["solve", "-m", "6", "-n", "6"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "value: +4 (wins by 4), stores included, proven by the ledgers and certified"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  move  1: +4 (wins by 4), certified"),
+        "{text}"
+    );
+    let v: Value =
+        serde_json::from_slice(&kalah_in(&home, &["solve", "-m", "6", "-n", "6", "--json"]).stdout)
+            .expect("JSON");
+    assert_eq!(
+        (&v["value"], &v["certified"]),
+        (&4.into(), &true.into()),
+        "{v}"
+    );
+    assert_eq!(v["variant"], "Kalah(6,6)");
+    // The value alone, and whether it reaches +1, from the ledgers too.
+    let v: Value = serde_json::from_slice(
+        &kalah_in(
+            &home,
+            &["solve", "-m", "6", "-n", "6", "--value-only", "--json"],
+        )
+        .stdout,
+    )
+    .expect("JSON");
+    assert_eq!(
+        (&v["value"], &v["source"]),
+        (&4.into(), &"ledger".into()),
+        "{v}"
+    );
+    let out = kalah_in(&home, &["solve", "-m", "6", "-n", "6", "--at-least", "1"]);
+    assert!(
+        stdout(&out).contains("yes: the value is +4"),
+        "{}",
+        stdout(&out)
+    );
+
+    let start = "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>";
+    let after_1 = "<6,1,0,0,7,7,7,7,7,6,6,6,6,6,6>";
+    for (position, rules) in [
+        (start, "standard"),
+        (after_1, "standard"),
+        (start, "empty-capture"),
+        (after_1, "empty-capture"),
+    ] {
+        for command in ["query", "analyze"] {
+            let out = kalah_in(&home, &[command, position, "--rules", rules, "--json"]);
+            let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+            let what = format!("{command} {position} {rules}: {v}");
+            assert!(v["certified"].is_boolean(), "{what}");
+            let moves = v["moves"].as_array().expect("moves");
+            assert!(!moves.is_empty(), "{what}");
+            assert!(moves.iter().all(|m| m["certified"].is_boolean()), "{what}");
+            if rules == "standard" {
+                // +4, proven and certified; the moves the ledgers settle exactly.
+                assert!(out.status.success(), "{what}");
+                assert_eq!(
+                    (&v["value"], &v["certified"]),
+                    (&4.into(), &true.into()),
+                    "{what}"
+                );
+                let best = if position == start { 1 } else { 3 };
+                let m = moves
+                    .iter()
+                    .find(|m| m["house"] == best)
+                    .expect("the best move");
+                assert_eq!(
+                    (&m["value"], &m["certified"]),
+                    (&4.into(), &true.into()),
+                    "{what}"
+                );
+                let text = stdout(&kalah_in(&home, &[command, position]));
+                assert!(
+                    text.contains("proven by the ledgers and certified"),
+                    "{text}"
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&home);
 }

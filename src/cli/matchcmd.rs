@@ -497,9 +497,15 @@ fn print_summary(
             per_game(s.nodes_b)
         );
     }
+    // A match of quick players takes milliseconds: never `0.00 s`.
+    let seconds = report.elapsed.as_secs_f64();
+    let time = if seconds < 1.0 {
+        format!("{:.1} ms", seconds * 1e3)
+    } else {
+        format!("{seconds:.2} s")
+    };
     println!(
-        "time: {:.2} s on {threads} thread{}",
-        report.elapsed.as_secs_f64(),
+        "time: {time} on {threads} thread{}",
         if threads == 1 { "" } else { "s" }
     );
 }

@@ -105,6 +105,12 @@ impl CliError {
     }
 }
 
+impl From<std::convert::Infallible> for CliError {
+    fn from(never: std::convert::Infallible) -> CliError {
+        match never {}
+    }
+}
+
 /// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
 /// until `done` is set, and calls `stop` when one comes (it cancels a long job, which then stops
 /// at its next check, or says what was kept and ends the process).

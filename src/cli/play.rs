@@ -371,10 +371,14 @@ impl<R: BufRead> Session<R> {
                     Ask::Quit => return Ok(false),
                 },
             };
-            self.game
+            let sown = self
+                .game
                 .play(action)
                 .map_err(|e| CliError::failure(format!("{who} chose {action}: {e}")))?;
             self.unsaved = true;
+            if sown.is_some_and(|s| s.extra_turn && !s.game_over) {
+                println!("{side}'s last seed fell into its store: extra turn, {side} moves again");
+            }
             if action == Action::Swap {
                 let name = |side| text::escape(&self.names[self.game.seat(side)]);
                 println!(

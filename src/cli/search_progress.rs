@@ -3,26 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use kalah::{Analysis, Lanes, Position, Solver};
+use kalah::{Lanes, Position, Solver};
 
-use super::CliError;
 use super::progress::Indicator;
 use super::table_file::TableFileArgs;
-
-/// Solves `p` with `solver` and progress on stderr ([`with_progress`]); returns the analysis,
-/// the time and the nodes of this solve.
-pub fn solve_with_progress<L: Lanes>(
-    p: &Position<L>,
-    all_moves: bool,
-    solver: &Solver,
-    table: &TableFileArgs,
-) -> Result<(Analysis, Duration, u64), CliError> {
-    let (analysis, elapsed, nodes) = with_progress(p, solver, table, |on_step| {
-        solver.analyze(p, all_moves, on_step)
-    });
-    let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
-    Ok((analysis, elapsed, nodes))
-}
 
 /// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with
 /// progress on stderr ([`Indicator`]: the nodes, their rate and the last step's bounds; on a

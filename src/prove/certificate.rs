@@ -233,6 +233,25 @@ impl Checks {
         Ok(())
     }
 
+    /// Reads the checks of `text`, named `name` (a checks file built into kalah): each line
+    /// a check, blank lines skipped; any other line is an error naming it.
+    pub fn add_text(&mut self, name: &Path, text: &str) -> Result<(), LedgerError> {
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let check = Check::from_line(line).map_err(|why| LedgerError::Garbled {
+                at: crate::prove::ledger::Origin {
+                    file: name.to_path_buf(),
+                    line: i + 1,
+                },
+                why,
+            })?;
+            self.add(check);
+        }
+        Ok(())
+    }
+
     /// Reads every file read so far again, from its start (checks are few beside facts).
     pub fn reread(&mut self) -> Result<(), LedgerError> {
         let files = std::mem::take(&mut self.files);
@@ -516,6 +535,13 @@ impl Certificate {
     ) -> Result<Self, ProveError> {
         crate::prove::check_root(&root)?;
         let tree = Tree::grow(root, ledger, MAX_TREE)?;
+        Ok(Certificate::of_tree(&tree, ledger, checks))
+    }
+
+    /// [`Certificate::of`] the root of `tree`, grown from `ledger` (and bounded by it as it
+    /// is now): for a caller that grew the tree already (the answer to a position, which reads
+    /// its bounds from the same tree).
+    pub fn of_tree<L: Lanes>(tree: &Tree<L>, ledger: &Ledger<L>, checks: &Checks) -> Self {
         let mut by_board: FastMap<(Rules, Board<L>), Vec<usize>> = FastMap::default();
         for (i, (fact, _)) in ledger.facts().iter().enumerate() {
             if fact.is_informative() {
@@ -526,12 +552,13 @@ impl Certificate {
             }
         }
         let mut s = Support {
-            tree: &tree,
+            tree,
             ledger,
             checks,
             by_board,
             memo: HashMap::new(),
         };
+        let root = &tree.root().position;
         let stores = root.store_difference();
         let widest = Bounds::widest(root.board().seeds(), root.rules());
         let mut claims = Vec::new();
@@ -603,7 +630,7 @@ impl Certificate {
                 by,
             });
         }
-        Ok(Certificate { claims })
+        Certificate { claims }
     }
 
     /// The facts not yet certified that the claims rest on (those of `side` only, if given:
