@@ -794,6 +794,11 @@ fn kalah_6_6_is_answered_from_the_shipped_ledgers_saying_what_is_certified() {
         text.contains("  move  1: +4 (wins by 4), certified"),
         "{text}"
     );
+    // An open move whose proven bound is certified says so of its bounds, not of a value.
+    assert!(
+        text.contains("  move  3: in [-68, +4] (open), these bounds certified"),
+        "{text}"
+    );
     let v: Value =
         serde_json::from_slice(&kalah_in(&home, &["solve", "-m", "6", "-n", "6", "--json"]).stdout)
             .expect("JSON");

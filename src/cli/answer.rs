@@ -296,7 +296,8 @@ fn move_note(m: &MoveAnswer) -> &'static str {
         (Source::Levels, _) => ", from the levels",
         (Source::Search, _) => ", searched",
         (Source::Seeds, _) => "",
-        (Source::Ledger, true) => ", certified",
+        (Source::Ledger, true) if m.value().is_some() => ", certified",
+        (Source::Ledger, true) => ", these bounds certified",
         (Source::Ledger, false) => ", not certified",
     }
 }
