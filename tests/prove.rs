@@ -143,7 +143,7 @@ fn all_moves_decides_the_best_moves_before_the_other_values() {
             // A budget no test runs over: each test after the value's is of a first move's
             // position itself.
             let config = Config {
-                budget: u64::MAX / 4,
+                budget: kalah::prove::fact::MAX_NODES,
                 all_moves: true,
                 ..Config::default()
             };

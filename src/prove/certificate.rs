@@ -45,7 +45,7 @@ use crate::board::Board;
 use crate::fast_hash::FastMap;
 use crate::lanes::Lanes;
 use crate::position::{Move, Position};
-use crate::prove::fact::{Bounds, Fact, MAX_LINE};
+use crate::prove::fact::{Bounds, Fact, MAX_CPU_S, MAX_LINE, MAX_NODES};
 use crate::prove::ledger::{Ledger, LedgerError, MAX_LEDGER_BYTES, read_lines, within};
 use crate::prove::tree::{EdgeKind, Tree};
 use crate::prove::{MAX_TREE, ProveError};
@@ -142,11 +142,28 @@ impl Check {
         let rules: Rules = text("rules")?
             .parse()
             .map_err(|_| "unknown \"rules\"".to_owned())?;
+        let position = text("position")?;
+        let seeds = seeds_of(&position, rules)?;
+        let (lower, upper) = (int("lower")?, int("upper")?);
+        if lower.unsigned_abs() > crate::rules::MAX_SEEDS
+            || upper.unsigned_abs() > crate::rules::MAX_SEEDS
+            || lower > upper
+        {
+            return Err(format!(
+                "\"lower\" {lower} and \"upper\" {upper} are not bounds of a value"
+            ));
+        }
+        match v["levels"].get("rules") {
+            None | Some(Value::Null) => {}
+            Some(r) if r.as_str() == Some(rules.as_str()) => {}
+            Some(_) => return Err(format!("\"levels\".\"rules\" is not {rules}")),
+        }
         let top = match &v["levels"]["top"] {
             Value::Null => None,
             t => Some(
                 t.as_u64()
                     .and_then(|t| u32::try_from(t).ok())
+                    .filter(|&t| t <= crate::db::MAX_LEVEL)
                     .ok_or("\"levels\".\"top\" is not a level")?,
             ),
         };
@@ -154,18 +171,38 @@ impl Check {
         if !["lower-levels", "no-db", "serial", "alphabeta"].contains(&by.as_str()) {
             return Err(format!("unknown path \"{by}\""));
         }
+        // A check by the lower levels reads two below the position's seeds at most (so that
+        // its position is searched, never looked up); the other paths read none.
+        match top {
+            Some(t) if by != "lower-levels" => {
+                return Err(format!("a check by {by} read no levels, not 0..{t}"));
+            }
+            Some(t) if t + 2 > seeds => {
+                return Err(format!(
+                    "levels 0..{t} hold its position of {seeds} seeds: a lookup, not a check"
+                ));
+            }
+            _ => {}
+        }
+        let holds = v["holds"].as_bool().ok_or("no \"holds\" true or false")?;
+        // Any check searched its position at least (a count bounded as a fact's).
+        let nodes = crate::prove::fact::nodes_of(&v["nodes"])
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| format!("no \"nodes\" count from 1 to {MAX_NODES}"))?;
+        let cpu_s = crate::prove::fact::cpu_s_of(&v["cpu_s"])
+            .ok_or_else(|| format!("no \"cpu_s\" number of seconds from 0 to {MAX_CPU_S:e}"))?;
         Ok(Check {
             digest,
-            position: text("position")?,
+            position,
             rules,
-            lower: int("lower")?,
-            upper: int("upper")?,
+            lower,
+            upper,
             by,
             top,
-            holds: v["holds"].as_bool().ok_or("no \"holds\" true or false")?,
+            holds,
             why: v["why"].as_str().map(str::to_owned),
-            nodes: v["nodes"].as_u64().ok_or("no \"nodes\" count")?,
-            cpu_s: v["cpu_s"].as_f64().ok_or("no \"cpu_s\" number")?,
+            nodes,
+            cpu_s,
             fact_at: v["fact_at"].as_str().unwrap_or("").to_owned(),
         })
     }
@@ -174,6 +211,15 @@ impl Check {
     pub fn is_another_path<L: Lanes>(&self, fact: &Fact<L>) -> bool {
         another_path(&self.by, self.top, fact)
     }
+}
+
+/// The seeds on the board of the position `literal` under `rules`, if it is one.
+fn seeds_of(literal: &str, rules: Rules) -> Result<u32, String> {
+    let setup: crate::position::Setup =
+        literal.parse().map_err(|e| format!("\"position\": {e}"))?;
+    let position = Position::<crate::lanes::Wide>::from_setup(&setup, rules)
+        .map_err(|e| format!("\"position\": {e}"))?;
+    Ok(position.seeds_on_board())
 }
 
 /// Whether a check by the path `by`, reading the levels `0..=top` (`None`: none), searches
@@ -275,8 +321,8 @@ impl Checks {
             let d = digest(fact);
             let first = self.by_digest.get(&d).and_then(|c| c.first());
             if let Some(c) = first.filter(|_| seen.insert(d.clone())) {
-                facts += fact.nodes;
-                checks += c.nodes;
+                facts = facts.saturating_add(fact.nodes);
+                checks = checks.saturating_add(c.nodes);
             }
         }
         (facts > 0).then(|| checks as f64 / facts as f64)

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim, Verdict};
-use kalah::prove::fact::Fact;
+use kalah::prove::fact::{Fact, sum_nodes};
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
 use kalah::search::table_file::TableOrigin;
@@ -313,7 +313,7 @@ fn certify_loop<L: Lanes>(
             break;
         }
         if !args.json && ran == 0 {
-            let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+            let nodes = sum_nodes(todo.iter().map(|&i| ledger.facts()[i].0.nodes));
             eprintln!(
                 "certifying {root}: {} facts to check by {} ({})",
                 todo.len(),
@@ -501,7 +501,7 @@ fn check_every_fact_in<L: Lanes>(
         }
     }
     if !args.json {
-        let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+        let nodes = sum_nodes(todo.iter().map(|&i| ledger.facts()[i].0.nodes));
         eprintln!(
             "{}: {informative} facts claim a value, {certified} proven again by another path; {} to check by {} (they took {} nodes)",
             path.display(),
@@ -718,7 +718,7 @@ pub fn claim_text<L: Lanes>(c: &Claim, ledger: &Ledger<L>, ratio: Option<f64>) -
 
 /// The nodes the campaign took to prove the facts `c` rests on that are not certified yet.
 fn nodes_left<L: Lanes>(c: &Claim, ledger: &Ledger<L>) -> u64 {
-    c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum()
+    sum_nodes(c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes))
 }
 
 /// What checking facts that took the campaign `nodes` may cost: those nodes times `ratio`
@@ -776,9 +776,9 @@ pub fn claim_json<L: Lanes>(
         "certified": c.is_certified(),
         "by": c.by,
         "cost": {
-            "facts_nodes": facts.clone().map(|f| f.nodes).sum::<u64>(),
+            "facts_nodes": sum_nodes(facts.clone().map(|f| f.nodes)),
             "facts_cpu_s": facts.map(|f| f.cpu_s).sum::<f64>(),
-            "checks_nodes": checked.clone().map(|c| c.nodes).sum::<u64>(),
+            "checks_nodes": sum_nodes(checked.clone().map(|c| c.nodes)),
             "checks_cpu_s": checked.map(|c| c.cpu_s).sum::<f64>(),
         },
     })
