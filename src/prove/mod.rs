@@ -31,7 +31,9 @@
 
 pub mod certificate;
 pub mod fact;
+pub mod key;
 pub mod ledger;
+pub mod shipped;
 pub mod tree;
 
 use std::collections::HashMap;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim, Verdict};
 use kalah::prove::fact::{Fact, sum_nodes};
+use kalah::prove::key::Key;
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
 use kalah::search::table_file::TableOrigin;
@@ -68,7 +69,8 @@ fn certify_root<L: Lanes>(
     let mut ledger = read_ledgers(path, args)?;
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
-    let mut checks = read_checks(&own, &args.read_checks)?;
+    let key = installation_key(&own)?;
+    let mut checks = read_checks(&own, &args.read_checks, Some(&key))?;
     let mut paths = Paths::new(args, root.houses_per_side(), root.rules())?;
     paths.keep_table(args)?;
     let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
@@ -92,6 +94,7 @@ fn certify_root<L: Lanes>(
             &mut ledger,
             &mut checks,
             &mut writer,
+            &key,
             &paths,
             solvers,
             started,
@@ -155,9 +158,25 @@ fn is_cancelled(e: &CliError) -> bool {
     e.code == 130
 }
 
-/// The checks of `own` and of `others` (each a regular file, or not there yet).
-pub(super) fn read_checks(own: &Path, others: &[PathBuf]) -> Result<Checks, CliError> {
-    let mut checks = Checks::new();
+/// This installation's key, made now if it has none yet: the checks it writes to `checks`
+/// carry its mark ([`kalah::prove::key`]). Refused if it lies in the directory of `checks`.
+fn installation_key(checks: &Path) -> Result<Key, CliError> {
+    Key::of_installation_or_make()
+        .and_then(|key| key.check_apart_from(checks).map(|()| key))
+        .map_err(|e| CliError::failure(e.to_string()))
+}
+
+/// The checks of `own` and of `others` (each a regular file, or not there yet); their marks
+/// verified with `key`, else with this installation's key as read.
+pub(super) fn read_checks(
+    own: &Path,
+    others: &[PathBuf],
+    key: Option<&Key>,
+) -> Result<Checks, CliError> {
+    let mut checks = match key {
+        Some(key) => Checks::with_key(Some(key.clone())),
+        None => Checks::new(),
+    };
     for path in std::iter::once(&own.to_path_buf()).chain(others) {
         if let Some(what) = kalah::files::not_regular(path) {
             return Err(CliError::input(format!(
@@ -281,6 +300,7 @@ fn certify_loop<L: Lanes>(
     ledger: &mut Ledger<L>,
     checks: &mut Checks,
     writer: &mut LedgerWriter,
+    key: &Key,
     paths: &Paths,
     solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
     started: Instant,
@@ -320,6 +340,7 @@ fn certify_loop<L: Lanes>(
                 paths.by,
                 check_cost(nodes, checks.cost_ratio(ledger))
             );
+            say_claimed(checks, todo.iter().map(|&i| &ledger.facts()[i].0));
         }
         for (k, &i) in todo.iter().enumerate() {
             if args.jobs.is_some_and(|j| ran >= j)
@@ -336,7 +357,7 @@ fn certify_loop<L: Lanes>(
                 continue;
             };
             ran += 1;
-            record(args, writer, ran, &check, todo.len() - k - 1)?;
+            let check = record(args, writer, key, ran, check, &fact, todo.len() - k - 1)?;
             let holds = check.holds;
             checks.add(check);
             if !holds {
@@ -396,7 +417,20 @@ fn check_one<L: Lanes>(
         nodes: solver.nodes() - nodes0,
         cpu_s,
         fact_at: origin.to_string(),
+        mark: None,
     }))
+}
+
+/// Says how many of `facts` (to be checked) have checks that this installation did not write:
+/// they are proven again here, as any fact not checked yet.
+fn say_claimed<'a, L: Lanes + 'a>(checks: &Checks, facts: impl Iterator<Item = &'a Fact<L>>) {
+    let n = facts.filter(|f| checks.claimed(f)).count();
+    if n > 0 {
+        eprintln!(
+            "{n} of them have checks this installation did not write (made on another machine, \
+             before checks were marked, or forged): claims, proven again here"
+        );
+    }
 }
 
 /// The facts left unchecked for want of another path, with why: the first few, then how
@@ -414,19 +448,21 @@ fn say_not_checked(no_path: &[String]) {
     }
 }
 
-/// Appends `check`, the `ran`th, to the checks file and says so ([`say_check`]).
-fn record(
+/// Appends `check`, the `ran`th, of `fact`, marked by `key`, to the checks file and says so
+/// ([`say_check`]); returns it marked, as it reads back.
+fn record<L: Lanes>(
     args: &ProveArgs,
     writer: &mut LedgerWriter,
+    key: &Key,
     ran: u64,
-    check: &Check,
+    check: Check,
+    fact: &Fact<L>,
     left: usize,
-) -> Result<(), CliError> {
-    writer
-        .append_lines(&[check.to_line()])
-        .map_err(ledger_error)?;
-    say_check(args, ran, check, left);
-    Ok(())
+) -> Result<Check, CliError> {
+    let (check, line) = check.marked(key, &fact.to_line());
+    writer.append_lines(&[line]).map_err(ledger_error)?;
+    say_check(args, ran, &check, left);
+    Ok(check)
 }
 
 /// The line (or JSON object) of the `ran`th check, `left` more to run.
@@ -481,7 +517,8 @@ fn check_every_fact_in<L: Lanes>(
 ) -> Result<(), CliError> {
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
-    let checks = read_checks(&own, &args.read_checks)?;
+    let key = installation_key(&own)?;
+    let checks = read_checks(&own, &args.read_checks, Some(&key))?;
     let mut seen: HashSet<String> = HashSet::new();
     let mut todo: Vec<usize> = Vec::new();
     let (mut informative, mut certified, mut wrong_before) = (0usize, 0usize, Vec::new());
@@ -509,6 +546,7 @@ fn check_every_fact_in<L: Lanes>(
             args.by,
             human_count(nodes)
         );
+        say_claimed(&checks, todo.iter().map(|&i| &ledger.facts()[i].0));
     }
     let mut paths: Vec<Paths> = Vec::new();
     let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
@@ -530,11 +568,11 @@ fn check_every_fact_in<L: Lanes>(
                     break;
                 }
                 let (fact, origin) = &ledger.facts()[i];
-                let key = (fact.position.houses_per_side(), fact.position.rules());
-                let p = match paths.iter().position(|p| (p.houses, p.rules) == key) {
+                let game = (fact.position.houses_per_side(), fact.position.rules());
+                let p = match paths.iter().position(|p| (p.houses, p.rules) == game) {
                     Some(p) => p,
                     None => {
-                        paths.push(Paths::new(args, key.0, key.1)?);
+                        paths.push(Paths::new(args, game.0, game.1)?);
                         paths.len() - 1
                     }
                 };
@@ -543,7 +581,15 @@ fn check_every_fact_in<L: Lanes>(
                     continue;
                 };
                 ran += 1;
-                record(args, &mut writer, ran, &check, todo.len() - k - 1)?;
+                let check = record(
+                    args,
+                    &mut writer,
+                    &key,
+                    ran,
+                    check,
+                    fact,
+                    todo.len() - k - 1,
+                )?;
                 if check.holds {
                     held += 1;
                 } else {

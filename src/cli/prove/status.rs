@@ -51,7 +51,7 @@ fn certified<L: Lanes>(
         .checks
         .clone()
         .unwrap_or_else(|| certificate::checks_path(path));
-    let checks = super::certify::read_checks(&own, &args.read_checks)?;
+    let checks = super::certify::read_checks(&own, &args.read_checks, None)?;
     let cert = Certificate::of(root, ledger, &checks).map_err(prove_error)?;
     let ratio = checks.cost_ratio(ledger);
     let files: Vec<String> = std::iter::once(&own)
@@ -71,6 +71,17 @@ fn certified<L: Lanes>(
         lines.push(format!(
             "  {}",
             super::certify::claim_text(c, ledger, ratio)
+        ));
+    }
+    let claimed = cert
+        .to_check(ledger, None)
+        .into_iter()
+        .filter(|&i| checks.claimed(&ledger.facts()[i].0))
+        .count();
+    if claimed > 0 {
+        lines.push(format!(
+            "  ({claimed} of the facts not certified have checks this installation did not write: \
+             claims until proven again here)"
         ));
     }
     if cert.claims.iter().any(|c| !c.is_certified()) {
