@@ -98,6 +98,16 @@ pub const MAX_FILES: usize = 1024;
 /// read.
 pub const MAX_BOOK_BYTES: u64 = 64 << 20;
 
+/// The most bytes of ledgers and of their checks files read from one directory, in all: as
+/// much as one ledger may be ([`MAX_BOOK_BYTES`]), however many files it is split into. More
+/// is an error naming the directory, before any file is read: every `query` reads them all,
+/// and `serve` holds their facts for its lifetime.
+pub const MAX_DIR_BYTES: u64 = MAX_BOOK_BYTES;
+
+/// The most facts read from the ledgers of one directory, in all (what [`MAX_DIR_BYTES`] holds
+/// in lines of the usual length, some 320 bytes: 200,000 facts held take some 220 MB).
+pub const MAX_DIR_FACTS: usize = 200_000;
+
 /// Why a book cannot answer.
 #[derive(Debug)]
 pub enum BookError {
@@ -188,6 +198,8 @@ pub struct Book {
     sources: Vec<String>,
     /// The shipped ledgers read.
     shipped: Vec<&'static str>,
+    /// The facts read from files ([`Book::add_file`]), at most [`MAX_DIR_FACTS`].
+    file_facts: usize,
 }
 
 impl Book {
@@ -235,19 +247,21 @@ impl Book {
     /// facts proven again by another path answer, the others are claims (see the module
     /// docs). A fact that contradicts another of the same kind is an error naming both.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        crate::prove::ledger::within(
-            path,
-            size,
-            MAX_BOOK_BYTES,
-            &format!(
-                "the {} MiB a ledger read as a book may be (move it out of the database \
-                 directory, or merge what it proves into a smaller one)",
-                MAX_BOOK_BYTES >> 20
-            ),
-        )?;
+        within_book_bound(path)?;
         let mut own = Ledger::new();
         own.add_file(path)?;
+        self.file_facts += own.facts().len();
+        if self.file_facts > MAX_DIR_FACTS {
+            return Err(LedgerError::Io {
+                file: path.to_path_buf(),
+                error: std::io::Error::other(format!(
+                    "the ledgers read up to this one hold {} facts, more than the {MAX_DIR_FACTS} \
+                     read from one directory in all (move some ledgers out of it, merge what \
+                     they prove into a smaller one, or --no-book)",
+                    self.file_facts
+                )),
+            });
+        }
         let mut checks = Checks::new();
         checks.add_file(&checks_path(path))?;
         let mut answers = false;
@@ -607,7 +621,8 @@ pub fn game_of<L: Lanes>(pos: &Position<L>) -> (usize, Rules, u32) {
 }
 
 /// The `*.jsonl` files of `dir` but the checks files, sorted (none if it is not there); an
-/// error past [`MAX_FILES`].
+/// error past [`MAX_FILES`], or when they and their checks files hold more than
+/// [`MAX_DIR_BYTES`] in all.
 pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
     let io = |error| LedgerError::Io {
         file: dir.to_path_buf(),
@@ -635,7 +650,44 @@ pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
         }
     }
     files.sort();
+    for f in &files {
+        within_book_bound(f)?;
+    }
+    let total = files.iter().fold(0u64, |sum, f| {
+        sum.saturating_add(file_size(f))
+            .saturating_add(file_size(&checks_path(f)))
+    });
+    crate::prove::ledger::within(
+        dir,
+        total,
+        MAX_DIR_BYTES,
+        &format!(
+            "the {} MiB of ledgers and checks files read from one directory in all (*.jsonl, \
+             read by every query: move some out of it, merge what they prove into a smaller \
+             ledger, or --no-book)",
+            MAX_DIR_BYTES >> 20
+        ),
+    )?;
     Ok(files)
+}
+
+/// The size of the file at `path` (0 if it cannot be asked: reading it says why).
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// An error naming the ledger `path` if it is larger than a book may be ([`MAX_BOOK_BYTES`]).
+fn within_book_bound(path: &Path) -> Result<(), LedgerError> {
+    crate::prove::ledger::within(
+        path,
+        file_size(path),
+        MAX_BOOK_BYTES,
+        &format!(
+            "the {} MiB a ledger read as a book may be (move it out of the database \
+             directory, or merge what it proves into a smaller one)",
+            MAX_BOOK_BYTES >> 20
+        ),
+    )
 }
 
 /// The houses of `board` for people: the mover's, then the opponent's, each from house 1.

@@ -902,3 +902,37 @@ fn checks_from_another_installation_are_claims_until_proven_again_here() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// The ledgers and checks files of one directory are read up to 64 MiB in all, however many
+/// files they are split into (each under its own bound): past it, an error naming the
+/// directory and the bound, before any is read.
+#[test]
+fn the_ledgers_of_a_directory_are_bounded_in_all() {
+    let home = fresh_dir("book-total");
+    // Sparse files: three of 30 MiB, each under the bound of one file, 90 MiB in all.
+    for name in ["a.jsonl", "b.jsonl", "c.jsonl"] {
+        let file = std::fs::File::create(home.join(name)).unwrap();
+        file.set_len(30 << 20).unwrap();
+    }
+    let out = kalah_in(&home, &["query", "<4,0,0,3,3,3,3,3,3,3,3>"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("64 MiB of ledgers and checks files read from one directory"),
+        "{err}"
+    );
+    assert!(err.contains(home.to_str().unwrap()), "{err}");
+    assert!(stdout(&out).is_empty());
+    // --no-book reads none of them.
+    let out = kalah_in(&home, &["query", "<4,0,0,3,3,3,3,3,3,3,3>", "--no-book"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // db verify names the bound as a defect of the directory's ledgers.
+    let out = kalah_in(&home, &["db", "verify"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("read from one directory"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
