@@ -752,6 +752,9 @@ pub struct TooLarge {
     pub boards: usize,
     /// The bytes they took.
     pub bytes: u64,
+    /// Whether the system refused more memory (a limit such as `ulimit -v`) before the walk
+    /// reached the bytes it was given.
+    pub refused: bool,
 }
 
 /// The distinct boards of the positions `depth` sowings or fewer below `root` (extra turns
@@ -920,6 +923,17 @@ fn walk(
         let waiting = frontier.len() as u64 * COST_WAITING;
         for p in frontier {
             let board = p.board();
+            // Every container grows fallibly: memory refused by the system (`ulimit -v`) ends
+            // the walk as too large, never the process.
+            let refused = |out: &Vec<_>, next: &Vec<_>| TooLarge {
+                depth: d,
+                boards: out.len() + next.len(),
+                bytes: out.len() as u64 * COST_FOUND + next.len() as u64 * COST_WAITING + waiting,
+                refused: true,
+            };
+            if seen.try_reserve(1).is_err() || out.try_reserve(1).is_err() {
+                return Err(refused(&out, &next));
+            }
             if p.is_finished() || top.is_some_and(|top| board.seeds() <= top) || !seen.insert(board)
             {
                 continue;
@@ -928,6 +942,9 @@ fn walk(
                 let legal = p.legal_moves();
                 moves += legal.len() as u64;
                 if !last {
+                    if next.try_reserve(legal.len()).is_err() {
+                        return Err(refused(&out, &next));
+                    }
                     next.extend(legal.into_iter().map(|mv| p.play_unchecked(mv).0));
                 }
             }
@@ -941,6 +958,7 @@ fn walk(
                         depth: d,
                         boards: out.len() + next.len(),
                         bytes,
+                        refused: false,
                     });
                 }
             }

@@ -676,7 +676,7 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg("ulimit -v 1000000 && exec \"$0\" prove -m 6 -n 4 --no-db --book 16 --ledger \"$1\" --list")
-        .arg(kalah)
+        .arg(&kalah)
         .arg(&ledger)
         .output()
         .unwrap();
@@ -688,6 +688,23 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
         stderr(&out)
     );
     assert!(!ledger.exists());
+    // Under tighter limits, where the system refuses memory before the walk reaches what it
+    // may use, the count stops and says so too (it grew its containers fallibly): never an
+    // abort ("memory allocation of ... failed").
+    for limit in [150_000, 190_000, 230_000] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {limit} && exec \"$0\" prove -m 6 -n 4 --no-db --book 8 --ledger \"$1\" --list"
+            ))
+            .arg(&kalah)
+            .arg(&ledger)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{limit}: {}", stderr(&out));
+        assert!(stderr(&out).contains("too large"), "{}", stderr(&out));
+        assert!(!ledger.exists());
+    }
     let _ = std::fs::remove_dir_all(&home);
 }
 

@@ -115,7 +115,7 @@ pub fn report<L: Lanes>(
         // The exact solve's first guess: it orders the moves of the test.
         solver.guess(board)?;
         solver.test(board, v - stores, None)
-    });
+    })?;
     let f = tested
         .map_err(|e| CliError::failure(format!("cannot solve: {e}")))?
         .expect("a test without a node limit finishes");

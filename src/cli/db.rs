@@ -62,10 +62,10 @@ fn set_on_interrupt<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     done: &'scope std::sync::atomic::AtomicBool,
     cancel: &'scope std::sync::atomic::AtomicBool,
-) {
+) -> Result<(), CliError> {
     super::cancel_on_interrupt(scope, done, move || {
         cancel.store(true, std::sync::atomic::Ordering::Relaxed)
-    });
+    })
 }
 
 /// The error of a command that writes in a database directory: another writer there (the

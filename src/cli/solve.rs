@@ -205,7 +205,7 @@ fn report_value<L: Lanes>(
     let (solver, config, db) = args.solver_given(p, false, table, files)?;
     let (f, elapsed, nodes) = with_progress(p, &solver, table, |on_step| {
         solver.exact(p.board(), on_step)
-    });
+    })?;
     let f = f.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
     let value = p.store_difference() + f;
     print_value(p, variant, value, args.json, |out, text| {

@@ -20,6 +20,7 @@ use super::super::CliError;
 use super::super::args::print_json;
 use super::super::human::{human_count, human_duration};
 use super::super::search::{new_solver, with_table_file};
+use super::super::threads::spawn_scoped;
 use super::{
     AnyLedger, ProveArgs, config_with, ledger_error, ledger_root, prove_error, read_any_ledgers,
     read_ledgers,
@@ -84,21 +85,23 @@ fn certify_root<L: Lanes>(
     };
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
-        scope.spawn(move || watch_interrupt(solvers, done));
-        // The table of --table-file saved every --save-every minutes while the checks run.
-        let kept = &kept;
-        args.table.save_while(scope, done, move || kept(solvers));
-        let r = certify_loop(
-            args,
-            root,
-            &mut ledger,
-            &mut checks,
-            &mut writer,
-            &key,
-            &paths,
-            solvers,
-            started,
-        );
+        let r = (|| {
+            spawn_scoped(scope, "interrupt", move || watch_interrupt(solvers, done))?;
+            // The table of --table-file saved every --save-every minutes while the checks run.
+            let kept = &kept;
+            args.table.save_while(scope, done, move || kept(solvers))?;
+            certify_loop(
+                args,
+                root,
+                &mut ledger,
+                &mut checks,
+                &mut writer,
+                &key,
+                &paths,
+                solvers,
+                started,
+            )
+        })();
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -558,8 +561,8 @@ fn check_every_fact_in<L: Lanes>(
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
-        scope.spawn(move || watch_interrupt(solvers, done));
         let r = (|| {
+            spawn_scoped(scope, "interrupt", move || watch_interrupt(solvers, done))?;
             for (k, &i) in todo.iter().enumerate() {
                 if args.jobs.is_some_and(|j| ran >= j)
                     || args.hours.is_some_and(|h| started.elapsed() >= h)
