@@ -406,9 +406,22 @@ fn read_ledgers<L: Lanes>(first: &PathBuf, args: &ProveArgs) -> Result<Ledger<L>
     Ok(ledger)
 }
 
+/// A ledger or checks file that cannot be read or written: a file refused for what it is (not
+/// a regular file, a symbolic link, past its bound in bytes, not a ledger, garbled) is bad
+/// input (exit code 2), as every file refused on the command line; a read or a write that
+/// fails is a failure (1).
 fn ledger_error(e: kalah::prove::ledger::LedgerError) -> CliError {
     use kalah::prove::ledger::LedgerError;
+    use std::io::ErrorKind;
     match e {
+        LedgerError::Io { ref error, .. }
+            if matches!(
+                error.kind(),
+                ErrorKind::InvalidInput | ErrorKind::InvalidData
+            ) =>
+        {
+            CliError::input(format!("ledger: {e}"))
+        }
         LedgerError::Io { .. } => CliError::failure(format!("ledger: {e}")),
         LedgerError::Busy(_) => CliError {
             message: format!("ledger: {e}"),
