@@ -953,3 +953,53 @@ fn the_ledgers_of_a_directory_are_bounded_in_all() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// `db verify` of a home that holds ledgers and no level reports its ledgers (what `query`
+/// reads as books) and exits as they are; a home with neither is an error saying so.
+#[test]
+fn db_verify_reports_a_home_of_ledgers_alone() {
+    let home = fresh_dir("verify-ledgers");
+    let book = home.join("book.jsonl");
+    let made = kalah_in(
+        &home,
+        &[
+            "prove",
+            "-m",
+            "3",
+            "-n",
+            "2",
+            "--no-db",
+            "--book",
+            "1",
+            "--ledger",
+            book.to_str().unwrap(),
+        ],
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out = kalah_in(&home, &["db", "verify"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("no database in"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("book.jsonl"), "{}", stdout(&out));
+    let out = kalah_in(&home, &["db", "verify", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["databases"], serde_json::json!([]), "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["ledgers"][0]["unchecked"].as_u64().unwrap() > 0, "{v}");
+    // A garbled ledger is a defect: exit code 1, named.
+    std::fs::write(home.join("bad.jsonl"), "{\"fact\":1}\n").unwrap();
+    let out = kalah_in(&home, &["db", "verify"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("bad.jsonl"), "{}", stderr(&out));
+    // Neither levels nor ledgers.
+    let empty = fresh_dir("verify-empty");
+    let out = kalah_in(&empty, &["db", "verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no database or ledger"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&empty);
+}
