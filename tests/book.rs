@@ -19,6 +19,21 @@ fn kalah_in(home: &Path, args: &[&str]) -> Output {
         .expect("the kalah binary runs")
 }
 
+/// Runs `kalah` with `args` and `home` as its database home, expects it to fail with exit
+/// code 1 and nothing on stdout, its error saying `says`; returns the error.
+fn fails_saying(home: &Path, args: &[&str], says: &str) -> String {
+    let out = kalah_in(home, args);
+    let err = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{args:?}: {}{err}",
+        stdout(&out)
+    );
+    assert!(err.contains(says), "{args:?}: {err}");
+    err
+}
+
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -846,16 +861,10 @@ fn a_forged_check_certifies_nothing_and_is_proven_again() {
     }
     // --check --all proves the lie again (the forged check does not count as done): wrong,
     // named, exit code 1; from then on this installation's own check says so.
-    let out = kalah_in(
-        &home,
-        &["prove", "--check", ledger.to_str().unwrap(), "--all"],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out);
+    let args = ["prove", "--check", ledger.to_str().unwrap(), "--all"];
+    let err = fails_saying(&home, &args, "lie.jsonl:1");
     assert!(err.contains("did not write"), "{err}");
-    assert!(err.contains("lie.jsonl:1"), "{err}");
-    let out = kalah_in(&home, &["db", "verify", "--sample", "0"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    fails_saying(&home, &["db", "verify", "--sample", "0"], "lie.jsonl");
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -912,11 +921,7 @@ fn checks_from_another_installation_are_claims_until_proven_again_here() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains("directory of the checks file"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("directory of the checks file"));
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -931,26 +936,15 @@ fn the_ledgers_of_a_directory_are_bounded_in_all() {
         let file = std::fs::File::create(home.join(name)).unwrap();
         file.set_len(30 << 20).unwrap();
     }
-    let out = kalah_in(&home, &["query", "<4,0,0,3,3,3,3,3,3,3,3>"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains("64 MiB of ledgers and checks files read from one directory"),
-        "{err}"
-    );
+    let query = ["query", "<4,0,0,3,3,3,3,3,3,3,3>"];
+    let bound = "64 MiB of ledgers and checks files read from one directory";
+    let err = fails_saying(&home, &query, bound);
     assert!(err.contains(home.to_str().unwrap()), "{err}");
-    assert!(stdout(&out).is_empty());
     // --no-book reads none of them.
     let out = kalah_in(&home, &["query", "<4,0,0,3,3,3,3,3,3,3,3>", "--no-book"]);
     assert!(out.status.success(), "{}", stderr(&out));
     // db verify names the bound as a defect of the directory's ledgers.
-    let out = kalah_in(&home, &["db", "verify"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains("read from one directory"),
-        "{}",
-        stderr(&out)
-    );
+    fails_saying(&home, &["db", "verify"], bound);
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -988,18 +982,10 @@ fn db_verify_reports_a_home_of_ledgers_alone() {
     assert!(v["ledgers"][0]["unchecked"].as_u64().unwrap() > 0, "{v}");
     // A garbled ledger is a defect: exit code 1, named.
     std::fs::write(home.join("bad.jsonl"), "{\"fact\":1}\n").unwrap();
-    let out = kalah_in(&home, &["db", "verify"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stderr(&out).contains("bad.jsonl"), "{}", stderr(&out));
+    fails_saying(&home, &["db", "verify"], "bad.jsonl");
     // Neither levels nor ledgers.
     let empty = fresh_dir("verify-empty");
-    let out = kalah_in(&empty, &["db", "verify"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("no database or ledger"),
-        "{}",
-        stderr(&out)
-    );
+    fails_saying(&empty, &["db", "verify"], "no database or ledger");
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&empty);
 }
