@@ -364,7 +364,7 @@ impl Checks {
     fn read_key(&mut self, checks: &Path) -> Result<(), LedgerError> {
         let error = |e: key::KeyError| LedgerError::Io {
             file: e.file.clone(),
-            error: std::io::Error::other(e.to_string()),
+            error: std::io::Error::other(e.message()),
         };
         if !self.key_read {
             self.key = Key::of_installation().map_err(error)?;

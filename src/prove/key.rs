@@ -80,17 +80,22 @@ pub struct KeyError {
     pub why: String,
 }
 
-impl fmt::Display for KeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: this installation's key for marking checks {} (the key is a file of 64 hex \
+impl KeyError {
+    /// What is wrong, without the file's name.
+    pub fn message(&self) -> String {
+        format!(
+            "this installation's key for marking checks {} (the key is a file of 64 hex \
              digits, mode 0600, of the user running kalah; remove it to make a new one, and \
              the checks marked with the old one become claims to prove again; {KEY_VAR} names \
              another)",
-            self.file.display(),
             self.why
         )
+    }
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.message())
     }
 }
 
