@@ -281,17 +281,25 @@ fn any_header() -> impl Strategy<Value = ([u8; HEADER_LEN], u64)> {
         })
 }
 
-/// Runs every property on `cases` inputs each with `runner`.
-fn run_all(runner: &mut TestRunner) {
+/// Runs every property on `cases` inputs each (a runner of its own for each: a runner counts
+/// the cases it ran over all its runs).
+fn run_all(cases: u32) {
+    let runner = || {
+        TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        })
+    };
     let facts = corpus("facts.jsonl");
     let checks = corpus("checks.jsonl");
-    runner
+    runner()
         .run(&lines_from(facts.clone()), |l| fact_property(&l))
         .unwrap();
-    runner
+    runner()
         .run(&lines_from(checks.clone()), |l| check_property(&l))
         .unwrap();
-    runner
+    runner()
         .run(
             &(
                 prop::collection::vec(lines_from(facts), 0..30),
@@ -300,7 +308,7 @@ fn run_all(runner: &mut TestRunner) {
             |(f, c)| ledger_property(&f, &c),
         )
         .unwrap();
-    runner
+    runner()
         .run(&any_header(), |(h, len)| header_property(&h, len))
         .unwrap();
 }
@@ -320,12 +328,7 @@ fn the_corpus_reads_as_it_is() {
 
 #[test]
 fn no_ledger_line_check_line_or_table_header_panics_a_reader() {
-    let mut runner = TestRunner::new(Config {
-        cases: 200,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    run_all(&mut runner);
+    run_all(200);
 }
 
 /// The same properties for `KALAH_FUZZ_SECONDS` seconds (60 if unset): run by
@@ -340,15 +343,10 @@ fn the_ledger_parsers_fuzzed_for_a_while() {
     let end = Instant::now() + Duration::from_secs(seconds);
     let mut rounds = 0u64;
     while Instant::now() < end {
-        let mut runner = TestRunner::new(Config {
-            cases: 2000,
-            failure_persistence: None,
-            ..Config::default()
-        });
-        run_all(&mut runner);
+        run_all(1000);
         rounds += 1;
     }
-    eprintln!("{rounds} rounds of 2000 cases a property in {seconds} s");
+    eprintln!("{rounds} rounds of 1000 cases a property in {seconds} s");
 }
 
 /// The numbers of a ledger at their bounds, summed over thousands of facts, and one past them:
