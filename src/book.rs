@@ -46,6 +46,7 @@ use crate::position::{Move, Position};
 use crate::prove::certificate::{Certificate, Checks, Side, Verdict, checks_path};
 use crate::prove::fact::{Bounds, Fact};
 use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter, Origin};
+use crate::prove::shipped::CHECKED;
 use crate::prove::tree::Tree;
 use crate::rules::Rules;
 use crate::search::{SolveError, Solver};
@@ -86,33 +87,6 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The checks files of the shipped ledgers that have one (`X.checks.jsonl` beside `X.jsonl`,
-/// see [`crate::prove::certificate`]): the ledger's name and the checks' text. A shipped fact
-/// answers whether or not it was checked (the test suite checks them); these say which of the
-/// bounds it gives are certified.
-pub const SHIPPED_CHECKS: &[(&str, &str)] = &[
-    (
-        "kalah-6-4-standard-book.jsonl",
-        include_str!("../data/books/kalah-6-4-standard-book.checks.jsonl"),
-    ),
-    (
-        "kalah-6-4-empty-capture-book.jsonl",
-        include_str!("../data/books/kalah-6-4-empty-capture-book.checks.jsonl"),
-    ),
-    (
-        "kalah-6-5-standard-book.jsonl",
-        include_str!("../data/books/kalah-6-5-standard-book.checks.jsonl"),
-    ),
-    (
-        "kalah-6-5-standard.jsonl",
-        include_str!("../data/proofs/kalah-6-5-standard.checks.jsonl"),
-    ),
-    (
-        "kalah-6-6-standard.jsonl",
-        include_str!("../data/proofs/kalah-6-6-standard.checks.jsonl"),
-    ),
-];
-
 /// Where a shipped ledger lies in kalah's source tree: `data/books/` for the opening books
 /// (`...-book.jsonl`), `data/proofs/` for the campaigns.
 pub fn shipped_path(name: &str) -> String {
@@ -149,6 +123,16 @@ pub const MAX_FILES: usize = 1024;
 /// Kalah(6,4) book of depth 6 is 7 MB). A larger one is an error that names it, before it is
 /// read.
 pub const MAX_BOOK_BYTES: u64 = 64 << 20;
+
+/// The most bytes of ledgers and of their checks files read from one directory, in all: as
+/// much as one ledger may be ([`MAX_BOOK_BYTES`]), however many files it is split into. More
+/// is an error naming the directory, before any file is read: every `query` reads them all,
+/// and `serve` holds their facts for its lifetime.
+pub const MAX_DIR_BYTES: u64 = MAX_BOOK_BYTES;
+
+/// The most facts read from the ledgers of one directory, in all (what [`MAX_DIR_BYTES`] holds
+/// in lines of the usual length, some 320 bytes: 200,000 facts held take some 220 MB).
+pub const MAX_DIR_FACTS: usize = 200_000;
 
 /// Why a book cannot answer.
 #[derive(Debug)]
@@ -254,7 +238,8 @@ impl Proven {
 pub struct Book {
     /// The facts that answer: the shipped ones, and those of files their checks proved again.
     ledger: Ledger,
-    /// The checks read: of the shipped ledgers ([`SHIPPED_CHECKS`]) and the files' own.
+    /// The checks read: of the shipped ledgers (those built in, [`CHECKED`]) and the files'
+    /// own.
     checks: Checks,
     /// The facts of files not proven again: shown as claims only.
     claims: Ledger,
@@ -264,6 +249,8 @@ pub struct Book {
     sources: Vec<String>,
     /// The shipped ledgers read.
     shipped: Vec<&'static str>,
+    /// The facts read from files ([`Book::add_file`]), at most [`MAX_DIR_FACTS`].
+    file_facts: usize,
 }
 
 impl Book {
@@ -302,7 +289,9 @@ impl Book {
                 self.ledger.add_text(Path::new(name), text)?;
                 self.sources.push(name.to_owned());
                 self.shipped.push(name);
-                if let Some(&(_, checks)) = SHIPPED_CHECKS.iter().find(|(n, _)| *n == name) {
+                // Its checks, if it has any: those built in with it (crate::prove::shipped).
+                let path = shipped_path(name);
+                if let Some(&(_, _, checks)) = CHECKED.iter().find(|(p, _, _)| *p == path) {
                     let checks_name = checks_path(Path::new(name));
                     self.checks.add_text(&checks_name, checks)?;
                 }
@@ -315,19 +304,21 @@ impl Book {
     /// facts proven again by another path answer, the others are claims (see the module
     /// docs). A fact that contradicts another of the same kind is an error naming both.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        crate::prove::ledger::within(
-            path,
-            size,
-            MAX_BOOK_BYTES,
-            &format!(
-                "the {} MiB a ledger read as a book may be (move it out of the database \
-                 directory, or merge what it proves into a smaller one)",
-                MAX_BOOK_BYTES >> 20
-            ),
-        )?;
+        within_book_bound(path)?;
         let mut own = Ledger::new();
         own.add_file(path)?;
+        self.file_facts += own.facts().len();
+        if self.file_facts > MAX_DIR_FACTS {
+            return Err(LedgerError::Io {
+                file: path.to_path_buf(),
+                error: std::io::Error::other(format!(
+                    "the ledgers read up to this one hold {} facts, more than the {MAX_DIR_FACTS} \
+                     read from one directory in all (move some ledgers out of it, merge what \
+                     they prove into a smaller one, or --no-book)",
+                    self.file_facts
+                )),
+            });
+        }
         // The file's checks join those read before: a check names its fact by the digest of
         // its text, whatever file holds it (see crate::prove::certificate).
         self.checks.add_file(&checks_path(path))?;
@@ -764,7 +755,8 @@ pub fn game_of<L: Lanes>(pos: &Position<L>) -> (usize, Rules, u32) {
 }
 
 /// The `*.jsonl` files of `dir` but the checks files, sorted (none if it is not there); an
-/// error past [`MAX_FILES`].
+/// error past [`MAX_FILES`], or when they and their checks files hold more than
+/// [`MAX_DIR_BYTES`] in all.
 pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
     let io = |error| LedgerError::Io {
         file: dir.to_path_buf(),
@@ -792,7 +784,44 @@ pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
         }
     }
     files.sort();
+    for f in &files {
+        within_book_bound(f)?;
+    }
+    let total = files.iter().fold(0u64, |sum, f| {
+        sum.saturating_add(file_size(f))
+            .saturating_add(file_size(&checks_path(f)))
+    });
+    crate::prove::ledger::within(
+        dir,
+        total,
+        MAX_DIR_BYTES,
+        &format!(
+            "the {} MiB of ledgers and checks files read from one directory in all (*.jsonl, \
+             read by every query: move some out of it, merge what they prove into a smaller \
+             ledger, or --no-book)",
+            MAX_DIR_BYTES >> 20
+        ),
+    )?;
     Ok(files)
+}
+
+/// The size of the file at `path` (0 if it cannot be asked: reading it says why).
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// An error naming the ledger `path` if it is larger than a book may be ([`MAX_BOOK_BYTES`]).
+fn within_book_bound(path: &Path) -> Result<(), LedgerError> {
+    crate::prove::ledger::within(
+        path,
+        file_size(path),
+        MAX_BOOK_BYTES,
+        &format!(
+            "the {} MiB a ledger read as a book may be (move it out of the database \
+             directory, or merge what it proves into a smaller one)",
+            MAX_BOOK_BYTES >> 20
+        ),
+    )
 }
 
 /// The houses of `board` for people: the mover's, then the opponent's, each from house 1.
@@ -857,6 +886,9 @@ pub struct TooLarge {
     pub boards: usize,
     /// The bytes they took.
     pub bytes: u64,
+    /// Whether the system refused more memory (a limit such as `ulimit -v`) before the walk
+    /// reached the bytes it was given.
+    pub refused: bool,
 }
 
 /// The distinct boards of the positions `depth` sowings or fewer below `root` (extra turns
@@ -1025,6 +1057,17 @@ fn walk(
         let waiting = frontier.len() as u64 * COST_WAITING;
         for p in frontier {
             let board = p.board();
+            // Every container grows fallibly: memory refused by the system (`ulimit -v`) ends
+            // the walk as too large, never the process.
+            let refused = |out: &Vec<_>, next: &Vec<_>| TooLarge {
+                depth: d,
+                boards: out.len() + next.len(),
+                bytes: out.len() as u64 * COST_FOUND + next.len() as u64 * COST_WAITING + waiting,
+                refused: true,
+            };
+            if seen.try_reserve(1).is_err() || out.try_reserve(1).is_err() {
+                return Err(refused(&out, &next));
+            }
             if p.is_finished() || top.is_some_and(|top| board.seeds() <= top) || !seen.insert(board)
             {
                 continue;
@@ -1033,6 +1076,9 @@ fn walk(
                 let legal = p.legal_moves();
                 moves += legal.len() as u64;
                 if !last {
+                    if next.try_reserve(legal.len()).is_err() {
+                        return Err(refused(&out, &next));
+                    }
                     next.extend(legal.into_iter().map(|mv| p.play_unchecked(mv).0));
                 }
             }
@@ -1046,6 +1092,7 @@ fn walk(
                         depth: d,
                         boards: out.len() + next.len(),
                         bytes,
+                        refused: false,
                     });
                 }
             }

@@ -2009,3 +2009,46 @@ fn small_answers_say_what_they_mean() {
     let help = String::from_utf8_lossy(&kalah(&["solve", "--help"]).stdout).into_owned();
     assert!(!help.contains("practical up to about 6"), "{help}");
 }
+
+/// Under an address-space limit (`ulimit -v`) too small for its threads, `query` ends with one
+/// line saying what it could not start (the solver's workers, its table, the progress thread),
+/// never with a panic ("failed to spawn thread") nor waiting forever; with room, it answers.
+/// The limits are scanned: where each refusal falls depends on the build.
+#[cfg(unix)]
+#[test]
+fn a_thread_that_cannot_be_started_is_a_clear_error() {
+    let kalah = cli_common::command().get_program().to_owned();
+    let (mut refused, mut answered) = (0, 0);
+    for mib in (40..=120).step_by(4) {
+        let mut command = std::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {} && exec \"$0\" query '<4,0,0,3,3,3,3,3,3,3,3>'",
+                mib * 1024
+            ))
+            .arg(&kalah)
+            .env(cli_common::DB_HOME_VAR, cli_common::missing_db_home())
+            .env(cli_common::KEY_VAR, cli_common::test_key());
+        let out = cli_common::run_within(command, "", std::time::Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{mib} MiB: {stderr}");
+        match out.status.code() {
+            Some(0) => answered += 1,
+            Some(1) if stderr.starts_with("kalah: cannot") => {
+                assert_eq!(stderr.trim().lines().count(), 1, "{mib} MiB: {stderr}");
+                refused += 1;
+            }
+            // An allocation refused elsewhere, at the very edge of the limit, still aborts
+            // (std gives no way to refuse it); never a panic or a wait.
+            _ => assert!(
+                stderr.contains("memory allocation of"),
+                "{mib} MiB: {stderr}"
+            ),
+        }
+    }
+    assert!(
+        refused > 0 && answered > 0,
+        "{refused} refused, {answered} answered"
+    );
+}

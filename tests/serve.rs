@@ -354,6 +354,20 @@ fn bad_and_hostile_requests_get_400s_naming_the_field_and_the_server_lives() {
     // Still alive and right.
     let (status, got) = server.get("/api/v1/start?houses=2&seeds=2");
     assert_eq!((status, got["variant"].as_str()), (200, Some("Kalah(2,2)")));
+    // An absolute-form request line (as through a proxy) is answered as its path is, whatever
+    // the host it names; an unreadable one is a 400 with JSON, as above.
+    for target in [
+        "http://x/api/v1/start?houses=2&seeds=2",
+        "HTTP://127.0.0.1:9/api/v1/start?houses=2&seeds=2",
+        "https://[::1]/api/v1/start?houses=2&seeds=2",
+    ] {
+        let (status, got) = server.get(target);
+        assert_eq!(status, 200, "{target}: {got}");
+        assert_eq!(got["variant"], "Kalah(2,2)", "{target}: {got}");
+    }
+    assert_eq!(server.get("http://x/api/v2/nothing").0, 404);
+    let (status, got) = server.get("http://x/api/v1/position?position=<2,0,0,2,2,2,2>");
+    assert_eq!(status, 400, "{got}");
 }
 
 #[test]

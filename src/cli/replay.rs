@@ -346,7 +346,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
                 );
                 std::process::exit(130)
             })
-        });
+        })?;
         let result = value_actions();
         done.store(true, Ordering::Relaxed);
         result

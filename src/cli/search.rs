@@ -503,7 +503,7 @@ impl<L: Lanes> Searcher for CliSearch<'_, L> {
         let (p, table) = (self.p, self.table);
         let made = self.make()?;
         let solver = &made.solver;
-        super::search_progress::with_progress(p, solver, table, |on_step| work(solver, on_step));
+        super::search_progress::with_progress(p, solver, table, |on_step| work(solver, on_step))?;
         Ok(())
     }
 }

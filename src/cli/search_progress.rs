@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use kalah::{Lanes, Position, Solver};
 
+use super::CliError;
 use super::progress::Indicator;
 use super::table_file::TableFileArgs;
 
@@ -13,13 +14,13 @@ use super::table_file::TableFileArgs;
 /// terminal also a line per step above the spinner); with
 /// --table-file, the table is saved every --save-every minutes and at the end, and Ctrl-C saves
 /// it before the process ends (exit code 130). Returns `work`'s result, its time and the nodes
-/// it searched.
+/// it searched; an error, before any work, if the thread of the progress cannot be started.
 pub fn with_progress<L: Lanes, T>(
     p: &Position<L>,
     solver: &Solver,
     table: &TableFileArgs,
     work: impl FnOnce(&mut dyn FnMut(&kalah::Progress)) -> T,
-) -> (T, Duration, u64) {
+) -> Result<(T, Duration, u64), CliError> {
     let nodes_before = solver.nodes();
     // Ctrl-C or SIGTERM from here on is answered by the ticker below: a line that says what
     // was searched (and the table saved, with --table-file), exit code 130.
@@ -28,8 +29,8 @@ pub fn with_progress<L: Lanes, T>(
     let started = Instant::now();
     let stores = p.store_difference();
     let done = std::sync::atomic::AtomicBool::new(false);
-    let (result, elapsed) = std::thread::scope(|scope| {
-        let ticker = scope.spawn(|| {
+    let (result, elapsed) = std::thread::scope(|scope| -> Result<_, CliError> {
+        let ticker = super::threads::spawn_scoped(scope, "progress", || {
             let mut saved = Instant::now();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 indicator.set_done(solver.nodes() - nodes_before);
@@ -60,7 +61,7 @@ pub fn with_progress<L: Lanes, T>(
                 // Woken at once when the solve ends.
                 std::thread::park_timeout(Duration::from_millis(200));
             }
-        });
+        })?;
         // A depth-limited step only estimates the value (the game goes on past its horizon);
         // the exact search's bounds are proven. The two are never written alike.
         let mut on_step = |s: &kalah::Progress| {
@@ -92,8 +93,8 @@ pub fn with_progress<L: Lanes, T>(
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         ticker.thread().unpark();
         let _ = ticker.join();
-        (result, elapsed)
-    });
+        Ok((result, elapsed))
+    })?;
     indicator.finish();
     if let Some(line) = table.save(solver) {
         // A failed last save is the command's error (check_saved), said once, not here too.
@@ -101,5 +102,5 @@ pub fn with_progress<L: Lanes, T>(
             eprintln!("{line}");
         }
     }
-    (result, elapsed, solver.nodes() - nodes_before)
+    Ok((result, elapsed, solver.nodes() - nodes_before))
 }
