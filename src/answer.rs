@@ -842,7 +842,7 @@ fn known<L: Lanes, E>(
     };
     let claims = book.claims(pos);
     let moves = ledger_moves(pos, book, levels)?;
-    let own = book.proven(pos).map(Side2::of);
+    let own = book.proven(pos)?.map(Side2::of);
     let informed = own.is_some() || moves.iter().any(|(m, _)| m.source == Source::Ledger);
     if !informed {
         let mut out = seeds_only(value_range(pos));
@@ -893,7 +893,7 @@ fn ledger_moves<L: Lanes>(
     pos: &Position<L>,
     book: &Book,
     levels: Option<&Tablebase>,
-) -> Result<Vec<(MoveAnswer, Side2)>, DbError> {
+) -> Result<Vec<(MoveAnswer, Side2)>, BookError> {
     let mut moves = Vec::new();
     for mv in pos.legal_moves() {
         let (child, sowing) = pos.play_unchecked(mv);
@@ -912,7 +912,7 @@ fn ledger_moves<L: Lanes>(
             };
             (of_child, Source::Levels)
         } else {
-            match book.proven(&child) {
+            match book.proven(&child)? {
                 Some(p) => (Side2::of(p), Source::Ledger),
                 None => (Side2::seeds(&child), Source::Seeds),
             }

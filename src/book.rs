@@ -47,7 +47,7 @@ use crate::prove::certificate::{Certificate, Checks, Side, Verdict, checks_path}
 use crate::prove::fact::{Bounds, Fact};
 use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter, Origin};
 use crate::prove::shipped::CHECKED;
-use crate::prove::tree::Tree;
+use crate::prove::tree::{Tree, TreeError};
 use crate::rules::Rules;
 use crate::search::{SolveError, Solver};
 
@@ -146,6 +146,9 @@ pub enum BookError {
     Inconsistent(String),
     /// A search for the book failed (a damaged block, a cancel).
     Solve(SolveError),
+    /// The facts about a position contradict the facts about its moves (as the proof tree
+    /// grown from them finds): an error, never an answer.
+    Contradiction(TreeError),
 }
 
 impl fmt::Display for BookError {
@@ -155,6 +158,7 @@ impl fmt::Display for BookError {
             BookError::Database(e) => e.fmt(f),
             BookError::Inconsistent(why) => f.write_str(why),
             BookError::Solve(e) => e.fmt(f),
+            BookError::Contradiction(e) => e.fmt(f),
         }
     }
 }
@@ -406,71 +410,75 @@ impl Book {
     /// The bounds the facts give on the value of `pos` (stores included, for the side to move),
     /// if they say more than its seeds do: its own facts', and those of the moves below it
     /// where a campaign split it (minimax over its proof tree, [`Tree`]); `None` for a finished
-    /// game or a board the book does not know.
-    pub fn bounds<L: Lanes>(&self, pos: &Position<L>) -> Option<Bounds> {
+    /// game or a board the book does not know. Facts that contradict the facts of the moves
+    /// below them are an error naming them ([`BookError::Contradiction`]), never bounds.
+    pub fn bounds<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<Bounds>, BookError> {
         if pos.is_finished() {
-            return None;
+            return Ok(None);
         }
-        let rules = pos.rules();
-        let own = self.f_bounds(pos.board(), rules);
+        let own = self.f_bounds(pos.board(), pos.rules());
         // A campaign's root has no fact of its own: its bounds are its tree's, when the facts
         // know a position of it (a tree the facts know nothing of only says what its first
-        // sowings do: nothing proven).
-        let tree = Position::<Narrow>::from_setup(&pos.to_setup(), rules)
-            .ok()
-            .and_then(|narrow| Tree::grow(narrow, &self.ledger, MAX_TREE).ok())
-            .filter(|tree| {
-                tree.nodes()
-                    .iter()
-                    .any(|n| self.ledger.known(rules, n.board()).is_some())
-            })
-            .map(|tree| tree.root().bounds);
-        let f = match (own, tree) {
-            (Some(a), Some(b)) => a.meet(b).unwrap_or(a),
-            (a, b) => a.or(b)?,
+        // sowings do: nothing proven). The tree's root meets its own facts, so its bounds
+        // are the tighter.
+        let tree = self.tree(pos)?.map(|tree| tree.root().bounds);
+        let Some(f) = tree.or(own) else {
+            return Ok(None);
         };
         let widest = Bounds::widest(pos.seeds_on_board(), pos.rules());
         if f.lower <= widest.lower && f.upper >= widest.upper {
-            return None;
+            return Ok(None);
         }
         let stores = pos.store_difference();
-        Some(Bounds {
+        Ok(Some(Bounds {
             lower: f.lower + stores,
             upper: f.upper + stores,
-        })
+        }))
+    }
+
+    /// The proof tree of `pos` as the facts split it, if the facts know a position of it
+    /// (`None` too for a position past the narrow lanes, and for a tree past [`MAX_TREE`]
+    /// positions: the board's own facts then bound it alone); an error for facts that
+    /// contradict the facts of their moves.
+    fn tree<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<Tree>, BookError> {
+        let rules = pos.rules();
+        let Ok(narrow) = Position::<Narrow>::from_setup(&pos.to_setup(), rules) else {
+            return Ok(None);
+        };
+        let tree = match Tree::grow(narrow, &self.ledger, MAX_TREE) {
+            Ok(tree) => tree,
+            Err(TreeError::TooLarge(_)) => return Ok(None),
+            Err(e) => return Err(BookError::Contradiction(e)),
+        };
+        let known = tree
+            .nodes()
+            .iter()
+            .any(|n| self.ledger.known(rules, n.board()).is_some());
+        Ok(known.then_some(tree))
     }
 
     /// What the facts prove of `pos`'s value, as [`Book::bounds`] gives it, and whether each
     /// of its two bounds is certified by the checks read: the cheapest set of facts it rests
     /// on, over the proof tree of `pos`, each proven again by another path
-    /// ([`Certificate::of_tree`]). `None` where [`Book::bounds`] is.
-    pub fn proven<L: Lanes>(&self, pos: &Position<L>) -> Option<Proven> {
+    /// ([`Certificate::of_tree`]). `None` where [`Book::bounds`] is; an error where it is.
+    pub fn proven<L: Lanes>(&self, pos: &Position<L>) -> Result<Option<Proven>, BookError> {
         if pos.is_finished() {
-            return None;
+            return Ok(None);
         }
         let rules = pos.rules();
-        let narrow = Position::<Narrow>::from_setup(&pos.to_setup(), rules).ok()?;
-        let tree = Tree::grow(narrow, &self.ledger, MAX_TREE)
-            .ok()
-            .filter(|tree| {
-                tree.nodes()
-                    .iter()
-                    .any(|n| self.ledger.known(rules, n.board()).is_some())
-            });
-        let Some(tree) = tree else {
-            // Too large a tree to weigh: its bounds are the board's own facts', not certified.
-            let bounds = self.bounds(pos)?;
-            return Some(Proven {
+        let Some(tree) = self.tree(pos)? else {
+            // No tree to weigh: its bounds are the board's own facts', not certified.
+            return Ok(self.bounds(pos)?.map(|bounds| Proven {
                 bounds,
                 lower_certified: false,
                 upper_certified: false,
                 rests_on_facts: true,
-            });
+            }));
         };
         let f = tree.root().bounds;
         let widest = Bounds::widest(pos.seeds_on_board(), rules);
         if f.lower <= widest.lower && f.upper >= widest.upper {
-            return None;
+            return Ok(None);
         }
         let certificate = Certificate::of_tree(&tree, &self.ledger, &self.checks);
         let root_claims = || certificate.claims.iter().filter(|c| c.mv.is_none());
@@ -480,7 +488,7 @@ impl Book {
                 .all(|c| c.is_certified())
         };
         let stores = pos.store_difference();
-        Some(Proven {
+        Ok(Some(Proven {
             bounds: Bounds {
                 lower: f.lower + stores,
                 upper: f.upper + stores,
@@ -488,26 +496,7 @@ impl Book {
             lower_certified: certified(Side::Lower),
             upper_certified: certified(Side::Upper),
             rests_on_facts: root_claims().any(|c| !c.facts.is_empty()),
-        })
-    }
-
-    /// What the facts prove of each legal move of `pos`, house order: the mover's final margin
-    /// after it (stores included), as [`Book::bounds`] gives it for the position it leads to
-    /// ([`after_move`]), what the seeds allow ([`value_range`]) where the facts say nothing.
-    /// Empty for a finished game.
-    pub fn move_bounds<L: Lanes>(&self, pos: &Position<L>) -> Vec<(Move, Bounds)> {
-        if pos.is_finished() {
-            return Vec::new();
-        }
-        pos.legal_moves()
-            .into_iter()
-            .map(|mv| {
-                let b = after_move(pos, mv, |next| {
-                    self.bounds(next).unwrap_or_else(|| value_range(next))
-                });
-                (mv, b)
-            })
-            .collect()
+        }))
     }
 
     /// What the facts say of f of `board`, if anything.
@@ -560,7 +549,7 @@ impl Book {
         &self,
         pos: &Position<L>,
         db: Option<&Tablebase>,
-    ) -> Result<(Vec<Turn>, bool), DbError> {
+    ) -> Result<(Vec<Turn>, bool), BookError> {
         let db = db.filter(|db| db.houses() == pos.houses_per_side() && db.rules() == pos.rules());
         let mut pv = Vec::new();
         let mut turn: Vec<Move> = Vec::new();
@@ -591,19 +580,24 @@ impl Book {
                 }
                 break;
             }
-            let Some(v) = self.bounds(&at).filter(|b| b.is_exact()).map(|b| b.lower) else {
+            let Some(v) = self.bounds(&at)?.filter(|b| b.is_exact()).map(|b| b.lower) else {
                 break;
             };
             let mut keeps = None;
             for mv in at.legal_moves() {
                 let mut failed = None;
-                let b = after_move(&at, mv, |child| match level_value(child) {
-                    Ok(Some(value)) => Bounds::exact(value),
-                    Ok(None) => self.bounds(child).unwrap_or_else(|| value_range(child)),
-                    Err(e) => {
-                        failed = Some(e);
-                        value_range(child)
-                    }
+                let b = after_move(&at, mv, |child| {
+                    let known = match level_value(child) {
+                        Ok(Some(value)) => Ok(Some(Bounds::exact(value))),
+                        Ok(None) => self.bounds(child),
+                        Err(e) => Err(BookError::Database(e)),
+                    };
+                    known
+                        .unwrap_or_else(|e| {
+                            failed = Some(e);
+                            None
+                        })
+                        .unwrap_or_else(|| value_range(child))
                 });
                 if let Some(e) = failed {
                     return Err(e);

@@ -458,12 +458,11 @@ fn the_shipped_books_are_read_by_an_installed_binary() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-#[test]
-fn serve_answers_from_the_book_and_says_so() {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let home = home_with_book("book-serve", "standard");
+/// `kalah serve` with `home` as its database home, on a free port: the child and its address.
+fn serve_in(home: &Path) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
     let mut child = command()
-        .env(DB_HOME_VAR, &home)
+        .env(DB_HOME_VAR, home)
         .args(["serve", "--bind", "127.0.0.1:0", "--threads", "2"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -478,20 +477,36 @@ fn serve_answers_from_the_book_and_says_so() {
         .split("http://")
         .nth(1)
         .and_then(|rest| rest.split('/').next())
-        .unwrap()
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
         .to_owned();
-    let get = |target: &str| -> Value {
-        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
-        write!(
-            stream,
-            "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
+    (child, addr)
+}
+
+/// GET `target` from the server at `addr`: the status and the body as JSON.
+fn get_from(addr: &str, target: &str) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
         .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let (_, body) = answer.split_once("\r\n\r\n").unwrap();
-        serde_json::from_str(body).unwrap()
-    };
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(body).unwrap())
+}
+
+#[test]
+fn serve_answers_from_the_book_and_says_so() {
+    let home = home_with_book("book-serve", "standard");
+    let (mut child, addr) = serve_in(&home);
+    let get = |target: &str| get_from(&addr, target).1;
     let start = get("/api/v1/start?houses=4&seeds=3");
     let searched: Value = serde_json::from_slice(
         &kalah_in(
@@ -1113,4 +1128,83 @@ fn db_verify_reports_a_home_of_ledgers_alone() {
     fails_saying(&empty, &["db", "verify"], "no database or ledger");
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// A fact of `value` about `position` (stores included, for the side to move) in a ledger
+/// file, and its check marked with the tests' key, as `prove --check` would write them: a lie
+/// this installation's own checks vouch for (a bug, or a key that leaked), and so read as
+/// checked.
+fn vouched_lie(position: &str, rules: &str, value: i64, at: &str) -> (String, String) {
+    use kalah::prove::certificate::{Check, digest};
+    use kalah::prove::fact::Fact;
+    use kalah::prove::key::Key;
+    let houses = position.trim_start_matches('<').split(',').next().unwrap();
+    let line = serde_json::json!({
+        "budget": null, "cpu_s": 60.0, "fact": 1, "houses": houses.parse::<u32>().unwrap(),
+        "kalah": "0.1.0", "levels": {"rules": rules, "top": 29}, "lower": value,
+        "upper": value, "nodes": 100_000_000u64, "over_budget": false, "position": position,
+        "root": null, "rules": rules,
+    });
+    let fact = Fact::<kalah::Narrow>::from_line(&line.to_string()).unwrap();
+    let key = Key::read_or_make(&cli_common::test_key()).unwrap();
+    let check = Check {
+        digest: digest(&fact),
+        position: position.to_owned(),
+        rules: fact.position.rules(),
+        lower: fact.lower,
+        upper: fact.upper,
+        by: "lower-levels".into(),
+        top: Some(27),
+        holds: true,
+        why: None,
+        nodes: 400_000_000,
+        cpu_s: 240.0,
+        fact_at: at.into(),
+        mark: None,
+    };
+    let (_, check) = check.marked(&key, &fact.to_line());
+    (fact.to_line(), check)
+}
+
+/// A checked fact that contradicts the shipped certified tree of Kalah(6,6) (+4) is an error
+/// on every front end, naming the facts, never an answer: the start said +10, and (below a
+/// fact that makes a board exact, which must not stop the tree from checking its moves) move
+/// 3 said to give South +10, where every move is certified at most +4.
+#[test]
+fn a_contradiction_between_checked_facts_is_an_error_never_an_answer() {
+    let home = fresh_dir("book-contradiction");
+    let start = "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>";
+    let after_3 = "<6,1,0,6,6,0,7,7,7,7,7,6,6,6,6> north";
+    for (position, value, asked) in [(start, 10, start), (after_3, -10, start)] {
+        let (fact, check) = vouched_lie(position, "standard", value, "lie.jsonl:1");
+        std::fs::write(home.join("lie.jsonl"), format!("{fact}\n")).unwrap();
+        std::fs::write(home.join("lie.checks.jsonl"), format!("{check}\n")).unwrap();
+        for command in ["query", "analyze"] {
+            for json in [false, true] {
+                let mut args = vec![command, asked];
+                if json {
+                    args.push("--json");
+                }
+                let out = kalah_in(&home, &args);
+                assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stdout(&out));
+                assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+                let err = stderr(&out);
+                assert!(err.contains("contradict"), "{args:?}: {err}");
+                assert!(err.contains("lie.jsonl:1"), "{args:?}: {err}");
+                assert!(err.contains("kalah-6-6-standard.jsonl:"), "{args:?}: {err}");
+            }
+        }
+        let (mut child, addr) = serve_in(&home);
+        let (status, got) = get_from(&addr, "/api/v1/start?houses=6&seeds=6");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(status, 500, "{got}");
+        assert!(got["value"].is_null() && got["lower"].is_null(), "{got}");
+        let error = got["error"].as_str().unwrap();
+        assert!(
+            error.contains("contradict") && error.contains("lie.jsonl:1"),
+            "{got}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -150,8 +150,10 @@ impl<L: Lanes> Tree<L> {
         while i < nodes.len() {
             let position = nodes[i].position;
             let known = ledger.known(rules, position.board());
-            let split =
-                i == 0 || known.is_some_and(|k| k.over_budget.is_some() && !k.bounds.is_exact());
+            // A board a test ran out of its budget on is split even where other facts make it
+            // exact: its moves are then checked against that value (a contradiction below an
+            // exact fact is found, never hidden by it).
+            let split = i == 0 || known.is_some_and(|k| k.over_budget.is_some());
             if split && !position.is_finished() {
                 let mut moves = Vec::new();
                 for mv in position.legal_moves() {
@@ -239,22 +241,77 @@ impl<L: Lanes> Tree<L> {
                     by_moves.upper = by_moves.upper.max(b.upper);
                 }
                 let stores = node.position.store_difference();
-                own.meet(by_moves).ok_or_else(|| TreeError::Contradiction {
-                    position: node.position.to_string(),
-                    detail: format!(
-                        "its own facts say the value is in [{}, {}], its moves [{}, {}]",
-                        stores + own.lower,
-                        stores + own.upper,
-                        stores + by_moves.lower,
-                        stores + by_moves.upper
-                    ),
-                })?
+                match own.meet(by_moves) {
+                    Some(b) => b,
+                    None => {
+                        return Err(TreeError::Contradiction {
+                            position: node.position.to_string(),
+                            detail: format!(
+                                "its own facts{} say the value is in [{}, {}], its moves{} \
+                                 [{}, {}]",
+                                self.named(ledger, i, own.lower > by_moves.upper),
+                                stores + own.lower,
+                                stores + own.upper,
+                                self.named_below(ledger, i, own.lower > by_moves.upper),
+                                stores + by_moves.lower,
+                                stores + by_moves.upper
+                            ),
+                        });
+                    }
+                }
             } else {
                 own
             };
             self.nodes[i].bounds = bounds;
         }
         Ok(())
+    }
+
+    /// The facts of node `i`'s own board that give its lower bound (`lower`) or its upper,
+    /// for people: ` (FILE:LINE)`, or nothing if none does.
+    fn named(&self, ledger: &Ledger<L>, i: usize, lower: bool) -> String {
+        let node = &self.nodes[i];
+        match ledger.known(node.position.rules(), node.board()) {
+            Some(k) => {
+                let (low, high) = k.from();
+                format!(" ({})", ledger.facts()[if lower { low } else { high }].1)
+            }
+            None => String::new(),
+        }
+    }
+
+    /// The facts of the boards node `i`'s moves lead to that its contradiction rests on, for
+    /// people: ` (by FILE:LINE, ...)`. Its own lower bound (`lower_side`) is contradicted by
+    /// every move's upper bound, its own upper bound by the best move's lower bound.
+    fn named_below(&self, ledger: &Ledger<L>, i: usize, lower_side: bool) -> String {
+        let node = &self.nodes[i];
+        let mut edges: Vec<&Edge> = node.moves.iter().collect();
+        if !lower_side {
+            let best = edges.iter().map(|e| self.edge_bounds(e).lower).max();
+            edges.retain(|e| Some(self.edge_bounds(e).lower) == best);
+        }
+        let mut named: Vec<String> = Vec::new();
+        for e in edges {
+            let Some(c) = e.child else { continue };
+            let child = &self.nodes[c];
+            let Some(k) = ledger.known(child.position.rules(), child.board()) else {
+                continue;
+            };
+            let (low, high) = k.from();
+            // A move's upper bound is its child's lower when the turn passes.
+            let child_lower = (e.kind == EdgeKind::Pass) == lower_side;
+            let at = ledger.facts()[if child_lower { low } else { high }]
+                .1
+                .to_string();
+            if !named.contains(&at) {
+                named.push(at);
+            }
+        }
+        match named.len() {
+            0 => String::new(),
+            n if n > 6 => format!(" (by {} and {} more)", named[..6].join(", "), n - 6),
+            _ => format!(" (by {})", named.join(", ")),
+        }
     }
 
     /// Sets the tests of `focus` ("f >= beta") and of every node below it, with their proof
