@@ -19,7 +19,9 @@
 //! of `data/books/` and the campaigns of `data/proofs/`), and every `*.jsonl` file (but the
 //! checks files, `*.checks.jsonl`) in a
 //! directory given (the database home). They are read together, checked against each other:
-//! two facts that contradict are an error that names both lines, never a value. Bounds that
+//! two facts that answer and contradict (about one board, or a board's and its moves', as the
+//! proof tree grown from them finds) are an error that names them, never a value. Two claims
+//! (below) that contradict are no error: both are shown, each naming the other. Bounds that
 //! are not exact are kept too: [`Book::bounds`] gives them, for people.
 //!
 //! **Only checked facts answer.** The shipped ledgers are checked by the test suite. A fact of
@@ -195,6 +197,9 @@ pub struct Claimed {
     pub at: Origin,
     /// The bounds it claims.
     pub bounds: Bounds,
+    /// Where a claim about the same board that it contradicts was read, if one was: claims
+    /// that disagree are both shown, and neither is an error (they answer nothing).
+    pub disputed_by: Option<Origin>,
 }
 
 impl Claimed {
@@ -247,6 +252,9 @@ pub struct Book {
     checks: Checks,
     /// The facts of files not proven again: shown as claims only.
     claims: Ledger,
+    /// Claims that contradict one of `claims` (about the same board): shown beside it, each
+    /// with where the claim it contradicts was read.
+    disputed: Vec<(Fact, Origin, Origin)>,
     /// How many facts of each kind the files held.
     trust: Trust,
     /// The ledgers read: shipped ones by name, the others by path.
@@ -309,9 +317,11 @@ impl Book {
     /// docs). A fact that contradicts another of the same kind is an error naming both.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
         within_book_bound(path)?;
-        let mut own = Ledger::new();
+        // Facts of the file that contradict each other are weighed one by one too: two claims
+        // that disagree are no error, two checked facts that do are.
+        let mut own = Ledger::setting_aside();
         own.add_file(path)?;
-        self.file_facts += own.facts().len();
+        self.file_facts += own.facts().len() + own.set_aside().len();
         if self.file_facts > MAX_DIR_FACTS {
             return Err(LedgerError::Io {
                 file: path.to_path_buf(),
@@ -328,7 +338,8 @@ impl Book {
         self.checks.add_file(&checks_path(path))?;
         let checks = &self.checks;
         let mut answers = false;
-        for (fact, origin) in own.facts() {
+        let set_aside = own.set_aside().iter().map(|(f, at, _)| (f, at));
+        for (fact, origin) in own.facts().iter().map(|(f, at)| (f, at)).chain(set_aside) {
             if !fact.is_informative() {
                 // It claims nothing of a value (a test that ran out of its budget).
                 self.ledger.add(fact.clone(), origin.clone())?;
@@ -344,10 +355,14 @@ impl Book {
                 Verdict::Wrong(_) => self.trust.wrong += 1,
                 Verdict::Unchecked => {
                     // Claims answer nothing, so two that contradict stop nothing either: the
-                    // later one is left out (a file dropped in the directory cannot make
-                    // every answer an error).
+                    // later one is kept apart and shown beside the other, as claims that
+                    // disagree (a file dropped in the directory cannot make every answer an
+                    // error).
                     match self.claims.add(fact.clone(), origin.clone()) {
-                        Ok(()) | Err(LedgerError::Conflict { .. }) => {}
+                        Ok(()) => {}
+                        Err(LedgerError::Conflict { first, .. }) => {
+                            self.disputed.push((fact.clone(), origin.clone(), first));
+                        }
                         Err(e) => return Err(e),
                     }
                     self.trust.unchecked += 1;
@@ -372,27 +387,42 @@ impl Book {
         if pos.is_finished() {
             return Vec::new();
         }
-        let Some(known) = narrow(pos.board()).and_then(|b| self.claims.known(pos.rules(), b))
-        else {
+        let Some(board) = narrow(pos.board()) else {
             return Vec::new();
         };
+        let rules = pos.rules();
         let stores = pos.store_difference();
-        let (low, high) = known.from();
-        let mut out = Vec::new();
-        for i in [low, high] {
-            let (fact, at) = &self.claims.facts()[i];
+        let claimed = |fact: &Fact, at: &Origin, disputed_by: Option<Origin>| {
             let f = fact.f_bounds();
-            let claimed = Claimed {
+            Claimed {
                 at: at.clone(),
                 bounds: Bounds {
                     lower: f.lower + stores,
                     upper: f.upper + stores,
                 },
-            };
-            if !out.contains(&claimed) {
-                out.push(claimed);
+                disputed_by,
+            }
+        };
+        let mut out: Vec<Claimed> = Vec::new();
+        // The claims that disagree with another about this board, each naming the other.
+        let disputed: Vec<Claimed> = self
+            .disputed
+            .iter()
+            .filter(|(fact, _, _)| fact.position.rules() == rules && fact.board() == board)
+            .map(|(fact, at, first)| claimed(fact, at, Some(first.clone())))
+            .collect();
+        if let Some(known) = self.claims.known(rules, board) {
+            let (low, high) = known.from();
+            for i in [low, high] {
+                let (fact, at) = &self.claims.facts()[i];
+                let by = disputed.iter().find(|d| d.disputed_by.as_ref() == Some(at));
+                let c = claimed(fact, at, by.map(|d| d.at.clone()));
+                if !out.contains(&c) {
+                    out.push(c);
+                }
             }
         }
+        out.extend(disputed);
         out
     }
 
@@ -404,7 +434,10 @@ impl Book {
 
     /// How many facts were read (claims and facts found wrong included).
     pub fn facts(&self) -> usize {
-        self.ledger.facts().len() + self.claims.facts().len() + self.trust.wrong
+        self.ledger.facts().len()
+            + self.claims.facts().len()
+            + self.disputed.len()
+            + self.trust.wrong
     }
 
     /// The bounds the facts give on the value of `pos` (stores included, for the side to move),

@@ -1208,3 +1208,55 @@ fn a_contradiction_between_checked_facts_is_an_error_never_an_answer() {
     }
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Two unchecked claims of one file that contradict each other deny nothing: every query of
+/// that home is answered from the other sources, both claims shown as claims that disagree
+/// (in the JSON too), and `serve` starts and answers.
+#[test]
+fn claims_that_disagree_are_shown_and_stop_nothing() {
+    let home = fresh_dir("book-disputed");
+    let start = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/books/kalah-6-4-standard-book.jsonl"),
+    )
+    .unwrap();
+    let line = shipped
+        .lines()
+        .find(|l| l.contains(&format!("\"position\":\"{start}\"")))
+        .unwrap();
+    let mut fact: Value = serde_json::from_str(line).unwrap();
+    let mut lines = String::new();
+    for value in [8, 2] {
+        fact["lower"] = value.into();
+        fact["upper"] = value.into();
+        lines += &format!("{fact}\n");
+    }
+    std::fs::write(home.join("claims.jsonl"), lines).unwrap();
+    for (position, extra) in [(start, None), ("<4,0,0,3,3,3,3,3,3,3,3>", Some("--no-db"))] {
+        let mut args = vec!["query", position, "--json"];
+        args.extend(extra);
+        let out = kalah_in(&home, &args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(answer["value"].is_i64(), "{answer}");
+        if position == start {
+            assert_eq!(answer["value"], 8, "{answer}");
+            let claims = answer["claims"].as_array().expect("claims");
+            assert_eq!(claims.len(), 2, "{answer}");
+            assert_eq!(
+                claims[1]["disagrees_with"],
+                format!("{}:1", home.join("claims.jsonl").display()),
+                "{answer}"
+            );
+            assert_eq!(claims[1]["holds"], false, "{answer}");
+            let text = stdout(&kalah_in(&home, &["query", start]));
+            assert!(text.contains("disagrees with"), "{text}");
+        }
+    }
+    let (mut child, addr) = serve_in(&home);
+    let (status, got) = get_from(&addr, "/api/v1/start?houses=6&seeds=4");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!((status, &got["value"]), (200, &8.into()), "{got}");
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -89,10 +89,15 @@ pub fn signed(v: i32) -> String {
 
 pub use kalah::book::value_range;
 
-/// A claim for people: `claimed by forged.jsonl:3 (unchecked): +20 (wins by 20)`.
+/// A claim for people: `claimed by forged.jsonl:3 (unchecked): +20 (wins by 20)`, and the
+/// claim it disagrees with, if any (`; disagrees with forged.jsonl:2`).
 pub fn claim_text(c: &Claimed, widest: Bounds) -> String {
+    let disputed = c
+        .disputed_by
+        .as_ref()
+        .map_or(String::new(), |by| format!("; disagrees with {by}"));
     format!(
-        "claimed by {} (unchecked): {}",
+        "claimed by {} (unchecked{disputed}): {}",
         c.at,
         bounds_text(c.bounds, widest)
     )
@@ -106,6 +111,7 @@ pub fn claim_json(c: &Claimed, value: Option<i32>) -> serde_json::Value {
         "upper": c.bounds.upper,
         "checked": false,
         "holds": value.map(|v| c.holds(v)),
+        "disagrees_with": c.disputed_by.as_ref().map(|by| by.to_string()),
     })
 }
 

@@ -194,12 +194,34 @@ pub struct Ledger<L: Lanes = Narrow> {
     sources: Vec<Source>,
     facts: Vec<(Fact<L>, Origin)>,
     known: FastMap<(Rules, Board<L>), Known>,
+    /// Whether a fact that contradicts one read before is set aside instead of an error
+    /// ([`Ledger::setting_aside`]).
+    sets_aside: bool,
+    /// The facts set aside, each with where the fact it contradicts was read.
+    set_aside: Vec<(Fact<L>, Origin, Origin)>,
 }
 
 impl<L: Lanes> Ledger<L> {
     /// An empty ledger.
     pub fn new() -> Ledger<L> {
         Ledger::default()
+    }
+
+    /// An empty ledger that sets aside a fact contradicting one read before
+    /// ([`Ledger::set_aside`]) where another is an error: for the files of a directory, whose
+    /// facts are weighed one by one (only checked facts answer, and claims that disagree are
+    /// no error: see [`crate::book`]).
+    pub fn setting_aside() -> Ledger<L> {
+        Ledger {
+            sets_aside: true,
+            ..Ledger::default()
+        }
+    }
+
+    /// The facts set aside ([`Ledger::setting_aside`]): each, where it was read, and where
+    /// the fact it contradicts was read.
+    pub fn set_aside(&self) -> &[(Fact<L>, Origin, Origin)] {
+        &self.set_aside
     }
 
     /// Reads `path` (a file that is not there holds no fact yet) and, at each
@@ -360,6 +382,11 @@ impl<L: Lanes> Ledger<L> {
                         fact.upper,
                         fact.position
                     );
+                    if self.sets_aside {
+                        let first = first.clone();
+                        self.set_aside.push((fact, at, first));
+                        return Ok(());
+                    }
                     return Err(LedgerError::Conflict {
                         first: first.clone(),
                         second: at,
