@@ -1260,3 +1260,71 @@ fn claims_that_disagree_are_shown_and_stop_nothing() {
     assert_eq!((status, &got["value"]), (200, &8.into()), "{got}");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// `query - --json` prints exactly one JSON object a line of input, whatever the line gets:
+/// a value, bounds with the search refused (the refusal in the same object), or an error.
+/// And the claims of unchecked facts are in the JSON where nothing else is known of a
+/// position past the hour, not only on stderr.
+#[test]
+fn a_batch_prints_one_object_a_line_and_claims_are_in_the_json() {
+    let home = fresh_dir("book-batch-lines");
+    let input = [
+        "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>",
+        "# a comment",
+        "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>",
+        "not a position",
+        "",
+        "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>",
+        "<6,0,0,5,5,5,5,5,5,5,5,5,5,5,5>",
+        "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>",
+    ];
+    let mut command = command();
+    command
+        .env(DB_HOME_VAR, &home)
+        .args(["query", "-", "--json", "--rules", "empty-capture"]);
+    let out = cli_common::run_within(
+        command,
+        &input.join("\n"),
+        std::time::Duration::from_secs(120),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stdout(&out);
+    let objects: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object a line"))
+        .collect();
+    assert_eq!(objects.len(), 6, "one object a line asked: {text}");
+    // Empty-capture Kalah(6,6): bounds from the shipped ledger, the search refused, in one.
+    let bounded = &objects[0];
+    assert!(
+        bounded["value"].is_null() && bounded["lower"].is_i64(),
+        "{bounded}"
+    );
+    assert!(
+        bounded["error"].as_str().unwrap().contains("Not started"),
+        "{bounded}"
+    );
+    assert_eq!(objects[1]["value"], 10, "{}", objects[1]);
+    assert_eq!(objects[2]["line"], 4, "{}", objects[2]);
+    assert!(objects[2]["error"].is_string(), "{}", objects[2]);
+    for field in ["lower", "upper", "error"] {
+        assert_eq!(objects[3][field], objects[0][field], "{}", objects[3]);
+    }
+
+    // A claim about a board nothing else knows, past the hour: in the JSON beside the
+    // refusal (exit code 2), not only on stderr.
+    let start = "<7,0,0,7,7,7,7,7,7,7,7,7,7,7,7,7,7>";
+    let claim = serde_json::json!({
+        "budget": null, "cpu_s": 1.0, "fact": 1, "houses": 7, "kalah": "0.1.0",
+        "levels": {"rules": "standard", "top": null}, "lower": 20, "upper": 20, "nodes": 1000,
+        "over_budget": false, "position": start, "root": null, "rules": "standard",
+    });
+    std::fs::write(home.join("claim.jsonl"), format!("{claim}\n")).unwrap();
+    let out = kalah_in(&home, &["query", start, "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(answer["value"].is_null(), "{answer}");
+    assert_eq!(answer["claims"][0]["lower"], 20, "{answer}");
+    assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
+    let _ = std::fs::remove_dir_all(&home);
+}

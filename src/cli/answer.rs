@@ -24,6 +24,9 @@ pub struct Shown<'a> {
     pub search: Option<(&'a SolverConfig, &'a SearchDb, bool)>,
     /// Why a search was not started, for people (the cost model's message), if it was not.
     pub not_searched: Option<String>,
+    /// The command's error that follows the answer (a search it needed was refused), if any:
+    /// in the JSON object too, so that `query -` prints one object a line.
+    pub error: Option<&'a str>,
 }
 
 /// `writeln!` into a `String` (which cannot fail).
@@ -225,6 +228,9 @@ fn print_bounds<L: Lanes>(
         out["not_searched"] = json!(why);
         if !answer.claims.is_empty() {
             out["claims"] = answer.claims.iter().map(|c| claim_json(c, None)).collect();
+        }
+        if let Some(error) = shown.error {
+            out["error"] = error.into();
         }
         print_json(&out);
         return;

@@ -26,9 +26,10 @@ use super::table_file::TableFileArgs;
 ///
 /// POSITION `-` reads positions from stdin, one a line (blank lines and `#` comments skipped),
 /// and answers each in turn, one JSON object a line with --json: the databases are opened once
-/// and the search's table stays warm, for thousands of positions in one run. A line that
-/// cannot be answered gets `{"line": N, "error": "..."}` (or a message on stderr) and the
-/// batch goes on; the exit code is then 2. Two things end the batch instead, after the lines
+/// and the search's table stays warm, for thousands of positions in one run. One object a
+/// line, always: a line that cannot be answered gets `{"line": N, "error": "..."}` (or a
+/// message on stderr), one answered with bounds whose search is refused has the refusal in
+/// its object as "error", and the batch goes on; the exit code is then 2. Two things end the batch instead, after the lines
 /// answered so far (exit code 1): a line with no line break within 64 MiB (the input is not
 /// lines of text), and a failure of the databases or of the machine, such as a damaged block
 /// of a level (no later line could be trusted to it: repair the level, see `kalah db verify`). One batch, one board size: the first position sets
@@ -50,7 +51,10 @@ pub fn run(args: QueryArgs) -> Result<(), CliError> {
         return query_batch(&args);
     }
     let pos = args.position.parse(args.rules.rules)?;
-    with_position!(pos, p => query_in_batch(&p, &args, &mut None, false))
+    match with_position!(pos, p => query_in_batch(&p, &args, &mut None, false))? {
+        Some(refused) => Err(refused),
+        None => Ok(()),
+    }
 }
 
 /// What `kalah query -` keeps from one position to the next: set up for the first position
@@ -104,12 +108,19 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
             .and_then(|line| {
                 let text = line.trim();
                 if text.is_empty() || text.starts_with('#') {
-                    return Ok(());
+                    return Ok(None);
                 }
                 let pos = parse_position(text, args.position.to_move, args.rules.rules)?;
                 with_position!(pos, p => query_in_batch(&p, args, &mut batch, true))
             });
-        if let Err(e) = answered {
+        // One JSON object a line: a line answered with bounds and refused a search has the
+        // refusal in its object.
+        if let Ok(Some(refused)) = answered {
+            failed += 1;
+            if !json {
+                eprintln!("kalah: line {}: {}", i + 1, refused.message);
+            }
+        } else if let Err(e) = answered {
             failed += 1;
             if json {
                 print_json(&json!({"line": i + 1, "error": e.message}));
@@ -135,13 +146,14 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
 /// [`kalah::answer`]: from the database files at once if they hold it, else from the books,
 /// else searched (probing the files; levels built in memory with --memory-db serve the search
 /// only). `many`: more positions may follow, so the table is not sized for this one alone (at
-/// least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb).
+/// least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb). `Some` error: the answer was
+/// printed (with --json, the error in its object), and a search it needed was refused.
 fn query_in_batch<L: Lanes>(
     p: &Position<L>,
     query: &QueryArgs,
     batch: &mut Option<Batch>,
     many: bool,
-) -> Result<(), CliError> {
+) -> Result<Option<CliError>, CliError> {
     let args = &query.search;
     let houses = p.houses_per_side();
     if batch.is_none() {
@@ -179,9 +191,10 @@ fn query_in_batch<L: Lanes>(
             books: &[],
             search: None,
             not_searched: None,
+            error: None,
         };
         print_answer(p, None, want, &held, &shown, args.json);
-        return Ok(());
+        return Ok(None);
     }
     let game = kalah::book::game_of(p);
     if batch.book.is_none() {
@@ -211,7 +224,12 @@ fn query_in_batch<L: Lanes>(
         ledgers: Some(book),
     };
     let answer = ask(p, &sources, want, &mut search)?;
-    show(p, None, want, &answer, &sources, batch.made.as_ref(), args)
+    let (printed, refusal) =
+        print_then_refuse(p, None, want, &answer, &sources, batch.made.as_ref(), args);
+    match refusal {
+        Err(refused) if printed => Ok(Some(refused)),
+        other => other.map(|()| None),
+    }
 }
 
 /// Prints `answer` (about `p`, the start of `variant` if given) unless nothing at all is known
@@ -225,15 +243,33 @@ pub fn show<L: Lanes>(
     made: Option<&Made>,
     args: &SearchArgs,
 ) -> Result<(), CliError> {
-    let nothing = answer.source == Source::Seeds && answer.not_done.is_some();
+    print_then_refuse(p, variant, want, answer, sources, made, args).1
+}
+
+/// [`show`], and whether the answer was printed (with --json, the command's error is then in
+/// its object too, as `"error"`).
+fn print_then_refuse<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<kalah::Variant>,
+    want: Want,
+    answer: &Answer,
+    sources: &Sources<'_>,
+    made: Option<&Made>,
+    args: &SearchArgs,
+) -> (bool, Result<(), CliError>) {
+    let refusal = refused(p, answer);
+    // Claims are worth showing even where nothing is known.
+    let nothing =
+        answer.source == Source::Seeds && answer.not_done.is_some() && answer.claims.is_empty();
     if !nothing {
         let shown = Shown {
             levels: sources.levels,
             books: sources.ledgers.map_or(&[], |b| b.sources()),
             search: made.map(|m| (&m.config, &m.db, args.tt_mb.is_some())),
             not_searched: not_searched(p, answer),
+            error: refusal.as_ref().err().map(|e| e.message.as_str()),
         };
         print_answer(p, variant, want, answer, &shown, args.json);
     }
-    refused(p, answer)
+    (!nothing, refusal)
 }

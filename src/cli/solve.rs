@@ -162,6 +162,7 @@ fn report<L: Lanes>(
                 .as_ref()
                 .map(|m| (&m.config, &m.db, args.tt_mb.is_some())),
             not_searched: None,
+            error: None,
         };
         super::at_least::print(p, variant, v, &answer, &shown, args.json);
     }
