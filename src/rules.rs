@@ -195,7 +195,8 @@ impl fmt::Display for VariantError {
             VariantError::TooManySeeds { houses, seeds } => write!(
                 f,
                 "Kalah({houses},{seeds}) has {} seeds, more than the supported {MAX_SEEDS}",
-                2 * (*houses as u64) * seeds
+                // In 128 bits: a huge count must not wrap round to a small one.
+                2 * (*houses as u128) * u128::from(*seeds)
             ),
         }
     }

@@ -23,14 +23,16 @@ class Position:
         followed by `` north``. ``ValueError`` if it is not a valid position."""
     @staticmethod
     def start(houses: int, seeds: int, rules: Rules = "standard") -> "Position":
-        """The start of Kalah(houses, seeds), South to move."""
+        """The start of Kalah(houses, seeds), South to move. ``ValueError`` for a board out of
+        range, or for arguments that are not whole numbers (``True``, ``3.0``)."""
     @staticmethod
     def from_list(pits: list[int], to_move: Optional[Side] = "south", rules: Rules = "standard") -> "Position":
         """From ``2m + 2`` counts in sowing order: South's houses 1..m, South's store, North's
         houses 1..m, North's store."""
     @staticmethod
     def from_openspiel(state: Any) -> "Position":
-        """From an OpenSpiel ``mancala`` state (Kalah(6,4), standard rules; player 0 is South)."""
+        """From an OpenSpiel ``mancala`` state (Kalah(6,4), standard rules; player 0 is South).
+        ``ValueError`` if a pit holds anything but a whole number of seeds (1.9, -3, NaN)."""
     def moves(self) -> list[int]:
         """The legal moves: houses 1..m of the side to move that hold seeds."""
     def play(self, house: int) -> "Position":

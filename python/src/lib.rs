@@ -183,7 +183,13 @@ impl Position {
     /// The start of Kalah(houses, seeds): `seeds` in every house, South to move.
     #[staticmethod]
     #[pyo3(signature = (houses, seeds, rules = "standard"))]
-    fn start(houses: usize, seeds: u64, rules: &str) -> PyResult<Position> {
+    fn start(
+        houses: &Bound<'_, PyAny>,
+        seeds: &Bound<'_, PyAny>,
+        rules: &str,
+    ) -> PyResult<Position> {
+        let houses: usize = whole_number(houses, "houses")?;
+        let seeds: u64 = whole_number(seeds, "seeds")?;
         // One error, the first that applies (a board size out of range says nothing else).
         kalah::Variant::new(houses, seeds, rules_of(rules)?)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -236,8 +242,17 @@ impl Position {
                 tensor.len()
             )));
         }
-        // Pits 0..13 first (then two numbers of OpenSpiel's own).
+        // Pits 0..13 first (then two numbers of OpenSpiel's own): each a whole number of seeds.
         let pits = &tensor[..14];
+        if let Some((i, x)) = pits
+            .iter()
+            .enumerate()
+            .find(|(_, x)| !(x.is_finite() && **x >= 0.0 && x.fract() == 0.0 && **x <= 1e9))
+        {
+            return Err(PyValueError::new_err(format!(
+                "not an OpenSpiel mancala state: pit {i} holds {x}, not a whole number of seeds"
+            )));
+        }
         let count = |x: &f64| *x as u64;
         let terminal: bool = state.call_method0("is_terminal")?.extract()?;
         let player: i64 = state.call_method0("current_player")?.extract()?;
@@ -451,6 +466,32 @@ fn solution(py: Python<'_>, a: &Answer) -> PyResult<Solution> {
     })
 }
 
+/// `x` as a whole number for the argument `name`: a Python `int` (never a `bool`, which Python
+/// counts as one) that fits `T`; else a ValueError naming the argument (a number too large
+/// says so, never wraps round).
+fn whole_number<T: TryFrom<u64>>(x: &Bound<'_, PyAny>, name: &str) -> PyResult<T> {
+    if x.is_instance_of::<pyo3::types::PyBool>() || !x.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyValueError::new_err(format!(
+            "{name} must be a whole number, not {}",
+            x.repr()
+                .map_or_else(|_| "that".to_owned(), |r| r.to_string())
+        )));
+    }
+    let out_of_range = || {
+        PyValueError::new_err(format!(
+            "{name} must be a whole number from 0 to {}, not {}",
+            u64::MAX,
+            x.repr()
+                .map_or_else(|_| "that".to_owned(), |r| r.to_string())
+        ))
+    };
+    let n: i128 = x.extract().map_err(|_| out_of_range())?;
+    u64::try_from(n)
+        .ok()
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(out_of_range)
+}
+
 /// The database directory a call names: `None` is the database home (if any), `False` none.
 fn db_dir(db: Option<&Bound<'_, PyAny>>) -> PyResult<Option<PathBuf>> {
     match db {
@@ -563,6 +604,13 @@ fn solve(
         }
         false => None,
     };
+    let most = kalah::search::max_table_mib();
+    if let Some(mb) = tt_mb.filter(|mb| !(1..=most).contains(mb)) {
+        return Err(PyValueError::new_err(format!(
+            "tt_mb must be 1 to {most} (MiB of transposition table, at most the machine's \
+             memory), not {mb}"
+        )));
+    }
     let config = SolverConfig {
         threads,
         tt_mib: tt_mb.unwrap_or_else(|| {

@@ -356,6 +356,47 @@ def test_a_start_out_of_range_is_one_error():
         assert ";" not in str(e.value), str(e.value)
 
 
+def test_a_start_is_two_whole_numbers_and_a_huge_one_says_so():
+    with pytest.raises(ValueError, match="more than the supported") as e:
+        kalah.Position.start(4, 2**63)
+    assert "has 0 seeds" not in str(e.value), str(e.value)
+    for houses, seeds in [(4, True), (True, 3), (4, 3.0), (4, -3), (4, 2**200)]:
+        with pytest.raises(ValueError, match="whole number"):
+            kalah.Position.start(houses, seeds)
+
+
+def test_a_table_of_no_memory_is_refused():
+    p = kalah.Position.start(4, 3)
+    for tt_mb in [0, 10**12]:
+        with pytest.raises(ValueError, match="tt_mb"):
+            kalah.solve(p, db=False, tt_mb=tt_mb)
+
+
+class FakeMancala:
+    """An object that answers as an OpenSpiel mancala state does, with any pits."""
+
+    def __init__(self, pits):
+        self.pits = pits
+
+    def observation_tensor(self, player):
+        return list(self.pits) + [1.0, 0.0]
+
+    def is_terminal(self):
+        return False
+
+    def current_player(self):
+        return 0
+
+
+@pytest.mark.parametrize("bad", [1.9, -3.0, float("nan"), float("inf"), 1e30])
+def test_from_openspiel_refuses_a_pit_that_is_not_a_count(bad):
+    pits = [0.0] + [4.0] * 6 + [0.0] + [4.0] * 6
+    assert kalah.Position.from_openspiel(FakeMancala(pits)) == kalah.Position.start(6, 4)
+    pits[3] = bad
+    with pytest.raises(ValueError, match="pit 3 holds"):
+        kalah.Position.from_openspiel(FakeMancala(pits))
+
+
 def test_solve_answers_the_shipped_books_at_once():
     # Answered from the book, not searched: the source says so (no search, no timing).
     s = kalah.solve(kalah.Position.start(6, 4), db=False)

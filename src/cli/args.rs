@@ -74,13 +74,9 @@ pub fn threads_or_all(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(cores)
 }
 
-/// The largest table an option accepts, in MiB: the machine's physical memory (64 GiB where
-/// the OS does not say). A table is touched all over during a long solve: one bigger than the
-/// memory would only swap, or get the process killed.
+/// The largest table an option accepts, in MiB ([`kalah::search::max_table_mib`]).
 pub fn max_mib() -> usize {
-    const UNKNOWN_MEMORY_MIB: u64 = 64 << 10;
-    let mib = kalah::physical_memory().map_or(UNKNOWN_MEMORY_MIB, |bytes| bytes >> 20);
-    usize::try_from(mib).unwrap_or(usize::MAX).max(1)
+    kalah::search::max_table_mib()
 }
 
 /// Parses a table size in MiB for clap: 1 to [`max_mib`] (a table of 0 MiB, one bucket, would

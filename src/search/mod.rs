@@ -115,6 +115,16 @@ impl Default for SolverConfig {
 /// The table size used when none is asked for: 512 MiB.
 pub const DEFAULT_TT_MIB: usize = 512;
 
+/// The largest table a caller may ask for, in MiB (the smallest is 1: a table of 0 MiB, one
+/// bucket, would make a solve run for ever): the machine's physical memory (64 GiB where the
+/// OS does not say). A table is touched all over during a long solve: one bigger than the
+/// memory would only swap, or get the process killed.
+pub fn max_table_mib() -> usize {
+    const UNKNOWN_MEMORY_MIB: u64 = 64 << 10;
+    let mib = crate::physical_memory().map_or(UNKNOWN_MEMORY_MIB, |bytes| bytes >> 20);
+    usize::try_from(mib).unwrap_or(usize::MAX).max(1)
+}
+
 /// A table size that suits a board with `seeds` seeds: 512 MiB for 48 seeds (Kalah(6,4)),
 /// doubling every 6 seeds more, between 16 MiB and 8 GiB. Smaller tables stay in cache better
 /// and cost less to map in; bigger problems need room.
