@@ -24,7 +24,9 @@
 //! (below) that contradict are no error: both are shown, each naming the other. Bounds that
 //! are not exact are kept too: [`Book::bounds`] gives them, for people.
 //!
-//! **Only checked facts answer.** The shipped ledgers are checked by the test suite. A fact of
+//! **Only checked facts answer.** The shipped ledgers are checked by the test suite (a shipped
+//! book without shipped checks, such as empty-capture Kalah(6,5)'s, is read as claims only:
+//! its values were computed once, and no check proved them again). A fact of
 //! a file answers only when the file's checks (`X.checks.jsonl` beside `X.jsonl`, written by
 //! `kalah prove --check X.jsonl --all` or `--certify`, see [`crate::prove::certificate`]) hold
 //! a check of it by another path, named by the digest of its text: a fact changed since is
@@ -298,12 +300,23 @@ impl Book {
         for &(name, text) in SHIPPED {
             let wanted = only.is_none_or(|game| game_of_name(name) == Some(game));
             if wanted && !self.shipped.contains(&name) {
-                self.ledger.add_text(Path::new(name), text)?;
-                self.sources.push(name.to_owned());
                 self.shipped.push(name);
                 // Its checks, if it has any: those built in with it (crate::prove::shipped).
                 let path = shipped_path(name);
-                if let Some(&(_, _, checks)) = CHECKED.iter().find(|(p, _, _)| *p == path) {
+                let checks = CHECKED.iter().find(|(p, _, _)| *p == path);
+                if name.ends_with("-book.jsonl") && checks.is_none() {
+                    // A book shipped without checks states exact values no other path has
+                    // proven: claims, shown as such, never values.
+                    let mut own = Ledger::setting_aside();
+                    own.add_text(Path::new(name), text)?;
+                    for (fact, origin) in own.facts() {
+                        self.add_claim(fact, origin)?;
+                    }
+                    continue;
+                }
+                self.ledger.add_text(Path::new(name), text)?;
+                self.sources.push(name.to_owned());
+                if let Some(&(_, _, checks)) = checks {
                     let checks_name = checks_path(Path::new(name));
                     self.checks.add_text(&checks_name, checks)?;
                 }
@@ -336,7 +349,6 @@ impl Book {
         // The file's checks join those read before: a check names its fact by the digest of
         // its text, whatever file holds it (see crate::prove::certificate).
         self.checks.add_file(&checks_path(path))?;
-        let checks = &self.checks;
         let mut answers = false;
         let set_aside = own.set_aside().iter().map(|(f, at, _)| (f, at));
         for (fact, origin) in own.facts().iter().map(|(f, at)| (f, at)).chain(set_aside) {
@@ -346,25 +358,21 @@ impl Book {
                 self.trust.checked += 1;
                 continue;
             }
-            match checks.verdict(fact) {
-                Verdict::Holds(_) => {
+            // What the checks say, before the fact is kept.
+            let verdict = match self.checks.verdict(fact) {
+                Verdict::Holds(_) => Some(true),
+                Verdict::Wrong(_) => Some(false),
+                Verdict::Unchecked => None,
+            };
+            match verdict {
+                Some(true) => {
                     self.ledger.add(fact.clone(), origin.clone())?;
                     self.trust.checked += 1;
                     answers = true;
                 }
-                Verdict::Wrong(_) => self.trust.wrong += 1,
-                Verdict::Unchecked => {
-                    // Claims answer nothing, so two that contradict stop nothing either: the
-                    // later one is kept apart and shown beside the other, as claims that
-                    // disagree (a file dropped in the directory cannot make every answer an
-                    // error).
-                    match self.claims.add(fact.clone(), origin.clone()) {
-                        Ok(()) => {}
-                        Err(LedgerError::Conflict { first, .. }) => {
-                            self.disputed.push((fact.clone(), origin.clone(), first));
-                        }
-                        Err(e) => return Err(e),
-                    }
+                Some(false) => self.trust.wrong += 1,
+                None => {
+                    self.add_claim(fact, origin)?;
                     self.trust.unchecked += 1;
                 }
             }
@@ -373,6 +381,21 @@ impl Book {
             self.sources.push(path.display().to_string());
         }
         Ok(())
+    }
+
+    /// Keeps `fact` (read at `origin`) as a claim. Claims answer nothing, so two that
+    /// contradict stop nothing either: the later one is kept apart and shown beside the other,
+    /// as claims that disagree (a file dropped in the directory cannot make every answer an
+    /// error).
+    fn add_claim(&mut self, fact: &Fact, origin: &Origin) -> Result<(), LedgerError> {
+        match self.claims.add(fact.clone(), origin.clone()) {
+            Ok(()) => Ok(()),
+            Err(LedgerError::Conflict { first, .. }) => {
+                self.disputed.push((fact.clone(), origin.clone(), first));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// How many facts of the files read were checked, unchecked, or found wrong.

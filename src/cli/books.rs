@@ -14,7 +14,8 @@ use super::db_choice::DbChoice;
 pub struct BookArg {
     /// Answer nothing from the opening books and proof ledgers: search instead. By default
     /// the ledgers built into kalah (the opening books of Kalah(6,4) and Kalah(6,5), both
-    /// rules, and the campaigns' ledgers) and every `*.jsonl` ledger in the database directory
+    /// rules, but empty-capture Kalah(6,5)'s, not checked yet, read as claims only, and the
+    /// campaigns' ledgers) and every `*.jsonl` ledger in the database directory
     /// (--db, else the database home) are read: a position whose value and moves' values they
     /// prove is answered at once (source `ledger`), and the bounds they prove on any other are
     /// shown before it is searched. `kalah prove --book DEPTH --ledger FILE` writes a book.
