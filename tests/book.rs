@@ -975,6 +975,14 @@ fn a_forged_check_certifies_nothing_and_is_proven_again() {
             !answer["books"].to_string().contains("lie.jsonl"),
             "{answer}"
         );
+        let out = kalah_in(&home, &["analyze", start, "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let analyzed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            analyzed["value"].as_i64(),
+            Some(value),
+            "{forged}: {analyzed}"
+        );
         let out = kalah_in(&home, &["prove", "--status", ledger.to_str().unwrap()]);
         assert!(out.status.success(), "{}", stderr(&out));
         let status = stdout(&out);
@@ -999,6 +1007,28 @@ fn a_forged_check_certifies_nothing_and_is_proven_again() {
         assert_eq!(lie_ledger["unchecked"], 1, "{verified}");
         assert_eq!(lie_ledger["checked"], 0, "{verified}");
     }
+    let (mut child, addr) = serve_in(&home);
+    let (status, served) = get_from(&addr, "/api/v1/start?houses=4&seeds=3");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        (status, served["value"].as_i64()),
+        (200, Some(value)),
+        "{served}"
+    );
+    // A check marked by this installation that does not say what its fact says (other
+    // bounds): implausible, it counts for nothing.
+    let mut other_bounds = no_mark.clone();
+    other_bounds["lower"] = (value + 4).into();
+    other_bounds["upper"] = (value + 4).into();
+    let check = Check::from_line(&other_bounds.to_string()).unwrap();
+    let key = Key::read_or_make(&cli_common::test_key()).unwrap();
+    let (_, marked) = check.marked(&key, &lie);
+    std::fs::write(home.join("lie.checks.jsonl"), format!("{marked}\n")).unwrap();
+    let answer: Value =
+        serde_json::from_slice(&kalah_in(&home, &["query", start, "--json"]).stdout).unwrap();
+    assert_eq!(answer["value"].as_i64(), Some(value), "{answer}");
+    std::fs::write(home.join("lie.checks.jsonl"), format!("{no_mark}\n")).unwrap();
     // --check --all proves the lie again (the forged check does not count as done): wrong,
     // named, exit code 1; from then on this installation's own check says so.
     let args = ["prove", "--check", ledger.to_str().unwrap(), "--all"];

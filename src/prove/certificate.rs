@@ -36,7 +36,8 @@
 //! verifies its mark (over the check and the whole line of its fact), or if it is one of the
 //! checks shipped with kalah, of that very fact ([`crate::prove::shipped`]); any other check
 //! (unmarked, made elsewhere, forged) is a claim, which certifies nothing and finds nothing
-//! wrong. A check that counts certifies its fact only when it took another path than the
+//! wrong. A check counts only if it says what its fact says (position, rules, bounds), and
+//! certifies its fact only when it took another path than the
 //! fact: other levels (or none), or plain alpha-beta. Every number of a check line is
 //! bounded when it is read (nodes, seconds, levels that cannot have held its position).
 
@@ -473,7 +474,14 @@ impl Checks {
             return Verdict::Unchecked;
         };
         let position = fact.position.to_string();
-        let ours = |c: &&Check| c.position == position && self.is_ours(c, &line);
+        // A check counts only if it says what its fact says (position, rules and bounds) and
+        // this installation wrote it.
+        let ours = |c: &&Check| {
+            c.position == position
+                && c.rules == fact.position.rules()
+                && (c.lower, c.upper) == (fact.lower, fact.upper)
+                && self.is_ours(c, &line)
+        };
         let ours: Vec<&Check> = checks.iter().filter(ours).collect();
         if let Some(c) = ours.iter().find(|c| !c.holds) {
             return Verdict::Wrong(c);
