@@ -120,6 +120,9 @@ const MAX_LINE_SOWINGS: usize = 400;
 /// tens of milliseconds, whatever the ledgers hold (a campaign's tree is a few thousand).
 const MAX_TREE: usize = 1 << 16;
 
+/// The most claims that disagree with another shown for one board ([`Book::claims`]).
+pub const MAX_DISPUTED_SHOWN: usize = 8;
+
 /// The most ledger files read from one directory.
 pub const MAX_FILES: usize = 1024;
 
@@ -427,11 +430,13 @@ impl Book {
             }
         };
         let mut out: Vec<Claimed> = Vec::new();
-        // The claims that disagree with another about this board, each naming the other.
+        // The claims that disagree with another about this board, each naming the other (the
+        // first few: an answer stays small whatever a file holds).
         let disputed: Vec<Claimed> = self
             .disputed
             .iter()
             .filter(|(fact, _, _)| fact.position.rules() == rules && fact.board() == board)
+            .take(MAX_DISPUTED_SHOWN)
             .map(|(fact, at, first)| claimed(fact, at, Some(first.clone())))
             .collect();
         if let Some(known) = self.claims.known(rules, board) {

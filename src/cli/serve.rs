@@ -47,6 +47,12 @@ use super::db_choice::DbChoice;
 ///
 /// The first line on stdout says where it listens; one access-log line per request goes to
 /// stderr. Ctrl-C or SIGTERM stops it after the requests under way.
+///
+/// Memory, at most: each search slot's table (--searches times --tt-mb: 64 MiB by default),
+/// the answers of the cache (4096 answers and 32 MiB of their JSON), the opening books and
+/// ledgers (the shipped ones, some 20,000 facts, and those of the database directory, read up
+/// to 64 MiB and 200,000 facts in all: some 220 MB at most), and a few KiB a connection open
+/// (--max-connections); the levels are mapped from their files, not held.
 #[derive(Args, Debug)]
 #[command(long_about)]
 pub struct ServeArgs {

@@ -678,7 +678,8 @@ fn respond(status: StatusCode, mut body: Value, arrived: Instant, cached: bool) 
 }
 
 /// The answers given lately, by position and rules: a position asked again is answered from
-/// here, not searched again. At most [`CACHE_ANSWERS`]; the oldest goes first.
+/// here, not searched again. At most [`CACHE_ANSWERS`] answers and [`CACHE_BYTES`] of their
+/// JSON; the oldest goes first.
 #[derive(Default)]
 pub struct Cache {
     inner: Mutex<CacheInner>,
@@ -686,27 +687,44 @@ pub struct Cache {
 
 #[derive(Default)]
 struct CacheInner {
-    answers: HashMap<(String, Rules), (StatusCode, Arc<Value>)>,
+    answers: HashMap<(String, Rules), (StatusCode, Arc<Value>, usize)>,
     order: std::collections::VecDeque<(String, Rules)>,
+    /// The bytes of the JSON of the answers kept.
+    bytes: usize,
 }
 
 /// The most answers the cache keeps (a few KiB each).
 pub const CACHE_ANSWERS: usize = 4096;
 
+/// The most bytes of answers (their JSON) the cache keeps: 32 MiB, whatever the answers hold.
+pub const CACHE_BYTES: usize = 32 << 20;
+
 impl Cache {
     fn get(&self, key: &(String, Rules)) -> Option<(StatusCode, Arc<Value>)> {
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.answers.get(key).cloned()
+        inner
+            .answers
+            .get(key)
+            .map(|(status, body, _)| (*status, body.clone()))
     }
 
     fn put(&self, key: (String, Rules), status: StatusCode, body: Arc<Value>) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if inner.answers.insert(key.clone(), (status, body)).is_none() {
-            inner.order.push_back(key);
+        let size = key.0.len() + body.to_string().len();
+        if size > CACHE_BYTES {
+            return;
         }
-        while inner.order.len() > CACHE_ANSWERS {
-            if let Some(old) = inner.order.pop_front() {
-                inner.answers.remove(&old);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.bytes += size;
+        match inner.answers.insert(key.clone(), (status, body, size)) {
+            Some((_, _, before)) => inner.bytes -= before,
+            None => inner.order.push_back(key),
+        }
+        while inner.order.len() > CACHE_ANSWERS || inner.bytes > CACHE_BYTES {
+            let Some(old) = inner.order.pop_front() else {
+                break;
+            };
+            if let Some((_, _, size)) = inner.answers.remove(&old) {
+                inner.bytes -= size;
             }
         }
     }
@@ -718,4 +736,40 @@ fn server_error(message: String) -> Response {
         body: json!({"error": message}),
     }
     .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_stays_within_its_bytes_and_its_count() {
+        let cache = Cache::default();
+        let big = Arc::new(json!({"pv": "x".repeat(1 << 20)}));
+        for i in 0..100 {
+            cache.put(
+                (format!("<{i}>"), Rules::Standard),
+                StatusCode::OK,
+                big.clone(),
+            );
+            let inner = cache.inner.lock().unwrap();
+            assert!(inner.bytes <= CACHE_BYTES, "{} bytes", inner.bytes);
+            assert_eq!(inner.answers.len(), inner.order.len());
+        }
+        // The newest is kept, the oldest went first.
+        assert!(cache.get(&("<99>".into(), Rules::Standard)).is_some());
+        assert!(cache.get(&("<0>".into(), Rules::Standard)).is_none());
+        let small = Arc::new(json!({"value": 1}));
+        for i in 0..2 * CACHE_ANSWERS {
+            cache.put(
+                (format!("[{i}]"), Rules::Standard),
+                StatusCode::OK,
+                small.clone(),
+            );
+        }
+        let inner = cache.inner.lock().unwrap();
+        assert_eq!(inner.answers.len(), CACHE_ANSWERS);
+        let bytes: usize = inner.answers.values().map(|(_, _, b)| b).sum();
+        assert_eq!(inner.bytes, bytes);
+    }
 }
