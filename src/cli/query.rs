@@ -224,8 +224,7 @@ fn query_in_batch<L: Lanes>(
         ledgers: Some(book),
     };
     let answer = ask(p, &sources, want, &mut search)?;
-    let (printed, refusal) =
-        print_then_refuse(p, None, want, &answer, &sources, batch.made.as_ref(), args);
+    let (printed, refusal) = show(p, None, want, &answer, &sources, batch.made.as_ref(), args);
     match refusal {
         Err(refused) if printed => Ok(Some(refused)),
         other => other.map(|()| None),
@@ -233,22 +232,10 @@ fn query_in_batch<L: Lanes>(
 }
 
 /// Prints `answer` (about `p`, the start of `variant` if given) unless nothing at all is known
-/// and nothing was searched; then the command's error if a search it needed was refused.
+/// (no claim either) and nothing was searched: whether it was printed, and the command's
+/// error if a search it needed was refused (with --json, in the printed object too, as
+/// `"error"`).
 pub fn show<L: Lanes>(
-    p: &Position<L>,
-    variant: Option<kalah::Variant>,
-    want: Want,
-    answer: &Answer,
-    sources: &Sources<'_>,
-    made: Option<&Made>,
-    args: &SearchArgs,
-) -> Result<(), CliError> {
-    print_then_refuse(p, variant, want, answer, sources, made, args).1
-}
-
-/// [`show`], and whether the answer was printed (with --json, the command's error is then in
-/// its object too, as `"error"`).
-fn print_then_refuse<L: Lanes>(
     p: &Position<L>,
     variant: Option<kalah::Variant>,
     want: Want,

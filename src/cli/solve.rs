@@ -152,7 +152,7 @@ fn report<L: Lanes>(
     };
     let answer = ask(p, &sources, want, &mut search)?;
     let Want::AtLeast(v) = want else {
-        return show(p, variant, want, &answer, &sources, made.as_ref(), args);
+        return show(p, variant, want, &answer, &sources, made.as_ref(), args).1;
     };
     if answer.answers(want) {
         let shown = Shown {
