@@ -1164,14 +1164,14 @@ fn db_verify_reports_a_home_of_ledgers_alone() {
 /// file, and its check marked with the tests' key, as `prove --check` would write them: a lie
 /// this installation's own checks vouch for (a bug, or a key that leaked), and so read as
 /// checked.
-fn vouched_lie(position: &str, rules: &str, value: i64, at: &str) -> (String, String) {
+fn vouched_lie(position: &str, rules: &str, value: i64, at: &str, nodes: u64) -> (String, String) {
     use kalah::prove::certificate::{Check, digest};
     use kalah::prove::fact::Fact;
     use kalah::prove::key::Key;
     let houses = position.trim_start_matches('<').split(',').next().unwrap();
     let line = serde_json::json!({
         "budget": null, "cpu_s": 60.0, "fact": 1, "houses": houses.parse::<u32>().unwrap(),
-        "kalah": "0.1.0", "levels": {"rules": rules, "top": 29}, "lower": value,
+        "kalah": "0.1.0", "levels": {"rules": rules, "top": 2}, "lower": value,
         "upper": value, "nodes": 100_000_000u64, "over_budget": false, "position": position,
         "root": null, "rules": rules,
     });
@@ -1183,11 +1183,11 @@ fn vouched_lie(position: &str, rules: &str, value: i64, at: &str) -> (String, St
         rules: fact.position.rules(),
         lower: fact.lower,
         upper: fact.upper,
-        by: "lower-levels".into(),
-        top: Some(27),
+        by: "no-db".into(),
+        top: None,
         holds: true,
         why: None,
-        nodes: 400_000_000,
+        nodes,
         cpu_s: 240.0,
         fact_at: at.into(),
         mark: None,
@@ -1206,7 +1206,7 @@ fn a_contradiction_between_checked_facts_is_an_error_never_an_answer() {
     let start = "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>";
     let after_3 = "<6,1,0,6,6,0,7,7,7,7,7,6,6,6,6> north";
     for (position, value, asked) in [(start, 10, start), (after_3, -10, start)] {
-        let (fact, check) = vouched_lie(position, "standard", value, "lie.jsonl:1");
+        let (fact, check) = vouched_lie(position, "standard", value, "lie.jsonl:1", 400_000_000);
         std::fs::write(home.join("lie.jsonl"), format!("{fact}\n")).unwrap();
         std::fs::write(home.join("lie.checks.jsonl"), format!("{check}\n")).unwrap();
         for command in ["query", "analyze"] {
@@ -1413,4 +1413,33 @@ fn a_shipped_book_without_checks_is_claims() {
             ),
         }
     }
+}
+
+/// A check marked by this installation that counts fewer nodes than a search of its position
+/// takes (one, for the 24 seeds of the Kalah(4,3) start) is implausible: its fact stays a
+/// claim, and the book's value answers.
+#[test]
+fn a_check_of_too_few_nodes_certifies_nothing() {
+    let home = home_with_book("book-few-nodes", "standard");
+    let start = "<4,0,0,3,3,3,3,3,3,3,3>";
+    let truth = kalah_in(&home, &["query", start, "--json"]);
+    let truth: Value = serde_json::from_slice(&truth.stdout).unwrap();
+    let value = truth["value"].as_i64().unwrap();
+    for (nodes, counts) in [(1, false), (2, true)] {
+        let (fact, check) = vouched_lie(start, "standard", value + 2, "lie.jsonl:1", nodes);
+        std::fs::write(home.join("lie.jsonl"), format!("{fact}\n")).unwrap();
+        std::fs::write(home.join("lie.checks.jsonl"), format!("{check}\n")).unwrap();
+        let out = kalah_in(&home, &["query", start, "--json"]);
+        if counts {
+            // Counted, the lie contradicts the book's moves: an error, never a value.
+            assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+            assert!(stderr(&out).contains("lie.jsonl:1"), "{}", stderr(&out));
+        } else {
+            assert!(out.status.success(), "{}", stderr(&out));
+            let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(answer["value"].as_i64(), Some(value), "{answer}");
+            assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -424,6 +424,12 @@ impl Solver {
         })
     }
 
+    /// Empties the transposition table: the next search starts from nothing it knew (a check
+    /// whose position the table had decided at once searches it again from an empty one).
+    pub fn clear_table(&self) {
+        self.tt.clear();
+    }
+
     /// This solver, as the solver of a certificate's checks that read the levels `0..=top`
     /// (`None`: none): it loads only a table file that such checks filled, and marks the files
     /// it saves as theirs (see [`table_file::TableOrigin`]).
