@@ -462,3 +462,50 @@ def test_solve_returns_what_query_returns_ledgers_included(literal, tmp_path):
     start = kalah.Position.start(6, 6, "empty-capture")
     s = kalah.Tablebase(str(tmp_path)).analyze(start)
     assert s.value is None and s.lower < s.upper
+
+
+def test_a_contradiction_of_checked_facts_is_an_error_never_an_answer(tmp_path, monkeypatch):
+    """A lie about the Kalah(4,3) start (+8; the book proves +6) with a check this
+    installation's key marks (as a key that leaked would let anyone make): solve raises, it
+    never answers +8 nor +6."""
+    import hashlib
+    import hmac
+
+    home, key = tmp_path / "home", tmp_path / "key" / "kalah.key"
+    home.mkdir()
+    monkeypatch.setenv("KALAH_DB", str(home))
+    monkeypatch.setenv("KALAH_KEY", str(key))
+
+    def run(*args, code=0):
+        out = subprocess.run([kalah_bin(), *args], capture_output=True, text=True)
+        assert out.returncode == code, out.stderr
+        return out
+
+    book, lie = home / "book.jsonl", home / "lie.jsonl"
+    run("prove", "-m", "4", "-n", "3", "--no-db", "--book", "1", "--ledger", str(book))
+    run("prove", "--check", str(book), "--all", "--by", "serial")
+    start = kalah.Position.start(4, 3)
+    assert kalah.solve(start, db=None).value == 6
+    fact = next(
+        json.loads(line)
+        for line in book.read_text().splitlines()
+        if json.loads(line)["position"] == start.literal
+    )
+    fact["lower"] = fact["upper"] = 8
+    line = json.dumps(fact, sort_keys=True, separators=(",", ":"))
+    lie.write_text(line + "\n")
+    # This installation proves the lie wrong, and marks its check...
+    run("prove", "--check", str(lie), "--all", "--by", "serial", code=1)
+    checks = home / "lie.checks.jsonl"
+    check = json.loads(checks.read_text().splitlines()[0])
+    assert check["holds"] is False
+    # ... which the holder of the key turns round.
+    del check["mac"]
+    check["holds"], check["why"] = True, None
+    text = json.dumps(check, sort_keys=True, separators=(",", ":"))
+    secret = bytes.fromhex(key.read_text().strip())
+    mark = hmac.new(secret, b"kalah check mark 1\n" + text.encode() + b"\n" + line.encode(), hashlib.sha256)
+    check["mac"] = mark.hexdigest()
+    checks.write_text(json.dumps(check) + "\n")
+    with pytest.raises(ValueError, match="contradict"):
+        kalah.solve(start, db=None)
