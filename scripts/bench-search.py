@@ -67,6 +67,9 @@ def suite(args):
     # no --no-book (and read none).
     helped = subprocess.run([args.kalah, "analyze", "--help"], capture_output=True, text=True)
     no_book = ["--no-book"] if "--no-book" in helped.stdout else []
+    # The starts too: solve reads the shipped books and ledgers since it has --no-book.
+    helped = subprocess.run([args.kalah, "solve", "--help"], capture_output=True, text=True)
+    solve_no_book = ["--no-book"] if "--no-book" in helped.stdout else []
     if args.suite in ("starts", "all"):
         # Kalah(6,5) on the levels 0..24 would take ten minutes: it runs on 0..32 only.
         for seeds, k in ((4, 24), (4, 32), (5, 32)):
@@ -76,7 +79,8 @@ def suite(args):
                         "name": f"Kalah(6,{seeds}) start",
                         "k": k,
                         "threads": threads,
-                        "cmd": ["solve", "-m", "6", "-n", str(seeds), "--value-only"],
+                        "cmd": ["solve", "-m", "6", "-n", str(seeds), "--value-only",
+                                *solve_no_book],
                     }
                 )
     if args.suite in ("subtrees", "all"):

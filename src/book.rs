@@ -43,9 +43,10 @@ use crate::db::{DbError, Tablebase, finished_f};
 use crate::lanes::{Lanes, Narrow};
 use crate::notation::Turn;
 use crate::position::{Move, Position};
-use crate::prove::certificate::{Checks, Verdict, checks_path};
+use crate::prove::certificate::{Certificate, Checks, Side, Verdict, checks_path};
 use crate::prove::fact::{Bounds, Fact};
 use crate::prove::ledger::{Ledger, LedgerError, LedgerWriter, Origin};
+use crate::prove::shipped::CHECKED;
 use crate::prove::tree::Tree;
 use crate::rules::Rules;
 use crate::search::{SolveError, Solver};
@@ -86,6 +87,31 @@ pub const SHIPPED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Where a shipped ledger lies in kalah's source tree: `data/books/` for the opening books
+/// (`...-book.jsonl`), `data/proofs/` for the campaigns.
+pub fn shipped_path(name: &str) -> String {
+    let dir = if name.ends_with("-book.jsonl") {
+        "data/books"
+    } else {
+        "data/proofs"
+    };
+    format!("{dir}/{name}")
+}
+
+/// The shipped campaign ledger of `game` (houses, rules, seeds in all), if kalah ships one:
+/// its place in the source tree ([`shipped_path`]).
+pub fn shipped_campaign(game: (usize, Rules, u32)) -> Option<String> {
+    SHIPPED
+        .iter()
+        .map(|&(name, _)| name)
+        .find(|name| !name.ends_with("-book.jsonl") && game_of_name(name) == Some(game))
+        .map(shipped_path)
+}
+
+/// The most sowings of a perfect line read from the book ([`Book::line`]: a Kalah(6,6) game is
+/// about 80; the levels finish any line that reaches them).
+const MAX_LINE_SOWINGS: usize = 400;
+
 /// The most positions of a proof tree grown to bound a position ([`Book::bounds`]): some
 /// tens of milliseconds, whatever the ledgers hold (a campaign's tree is a few thousand).
 const MAX_TREE: usize = 1 << 16;
@@ -97,6 +123,16 @@ pub const MAX_FILES: usize = 1024;
 /// Kalah(6,4) book of depth 6 is 7 MB). A larger one is an error that names it, before it is
 /// read.
 pub const MAX_BOOK_BYTES: u64 = 64 << 20;
+
+/// The most bytes of ledgers and of their checks files read from one directory, in all: as
+/// much as one ledger may be ([`MAX_BOOK_BYTES`]), however many files it is split into. More
+/// is an error naming the directory, before any file is read: every `query` reads them all,
+/// and `serve` holds their facts for its lifetime.
+pub const MAX_DIR_BYTES: u64 = MAX_BOOK_BYTES;
+
+/// The most facts read from the ledgers of one directory, in all (what [`MAX_DIR_BYTES`] holds
+/// in lines of the usual length, some 320 bytes: 200,000 facts held take some 220 MB).
+pub const MAX_DIR_FACTS: usize = 200_000;
 
 /// Why a book cannot answer.
 #[derive(Debug)]
@@ -175,11 +211,36 @@ pub struct Trust {
     pub wrong: usize,
 }
 
+/// What the facts prove of a position's value, and how far it is certified: each bound
+/// rests on facts each proven again by another path (see [`crate::prove::certificate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proven {
+    /// The bounds (stores included, for the side to move).
+    pub bounds: Bounds,
+    /// Whether the lower bound is certified (a bound that rests on no fact, only on the sowings
+    /// and the seeds, is).
+    pub lower_certified: bool,
+    /// Whether the upper bound is certified.
+    pub upper_certified: bool,
+    /// Whether the bounds rest on any fact at all (not on the sowings and the seeds alone).
+    pub rests_on_facts: bool,
+}
+
+impl Proven {
+    /// Whether the bounds rest on facts, each proven again by another path.
+    pub fn is_certified(&self) -> bool {
+        self.rests_on_facts && self.lower_certified && self.upper_certified
+    }
+}
+
 /// The facts of the books read (see the module docs).
 #[derive(Default)]
 pub struct Book {
     /// The facts that answer: the shipped ones, and those of files their checks proved again.
     ledger: Ledger,
+    /// The checks read: of the shipped ledgers (those built in, [`CHECKED`]) and the files'
+    /// own.
+    checks: Checks,
     /// The facts of files not proven again: shown as claims only.
     claims: Ledger,
     /// How many facts of each kind the files held.
@@ -188,6 +249,8 @@ pub struct Book {
     sources: Vec<String>,
     /// The shipped ledgers read.
     shipped: Vec<&'static str>,
+    /// The facts read from files ([`Book::add_file`]), at most [`MAX_DIR_FACTS`].
+    file_facts: usize,
 }
 
 impl Book {
@@ -226,6 +289,12 @@ impl Book {
                 self.ledger.add_text(Path::new(name), text)?;
                 self.sources.push(name.to_owned());
                 self.shipped.push(name);
+                // Its checks, if it has any: those built in with it (crate::prove::shipped).
+                let path = shipped_path(name);
+                if let Some(&(_, _, checks)) = CHECKED.iter().find(|(p, _, _)| *p == path) {
+                    let checks_name = checks_path(Path::new(name));
+                    self.checks.add_text(&checks_name, checks)?;
+                }
             }
         }
         Ok(())
@@ -235,21 +304,25 @@ impl Book {
     /// facts proven again by another path answer, the others are claims (see the module
     /// docs). A fact that contradicts another of the same kind is an error naming both.
     pub fn add_file(&mut self, path: &Path) -> Result<(), LedgerError> {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        crate::prove::ledger::within(
-            path,
-            size,
-            MAX_BOOK_BYTES,
-            &format!(
-                "the {} MiB a ledger read as a book may be (move it out of the database \
-                 directory, or merge what it proves into a smaller one)",
-                MAX_BOOK_BYTES >> 20
-            ),
-        )?;
+        within_book_bound(path)?;
         let mut own = Ledger::new();
         own.add_file(path)?;
-        let mut checks = Checks::new();
-        checks.add_file(&checks_path(path))?;
+        self.file_facts += own.facts().len();
+        if self.file_facts > MAX_DIR_FACTS {
+            return Err(LedgerError::Io {
+                file: path.to_path_buf(),
+                error: std::io::Error::other(format!(
+                    "the ledgers read up to this one hold {} facts, more than the {MAX_DIR_FACTS} \
+                     read from one directory in all (move some ledgers out of it, merge what \
+                     they prove into a smaller one, or --no-book)",
+                    self.file_facts
+                )),
+            });
+        }
+        // The file's checks join those read before: a check names its fact by the digest of
+        // its text, whatever file holds it (see crate::prove::certificate).
+        self.checks.add_file(&checks_path(path))?;
+        let checks = &self.checks;
         let mut answers = false;
         for (fact, origin) in own.facts() {
             if !fact.is_informative() {
@@ -367,6 +440,57 @@ impl Book {
         })
     }
 
+    /// What the facts prove of `pos`'s value, as [`Book::bounds`] gives it, and whether each
+    /// of its two bounds is certified by the checks read: the cheapest set of facts it rests
+    /// on, over the proof tree of `pos`, each proven again by another path
+    /// ([`Certificate::of_tree`]). `None` where [`Book::bounds`] is.
+    pub fn proven<L: Lanes>(&self, pos: &Position<L>) -> Option<Proven> {
+        if pos.is_finished() {
+            return None;
+        }
+        let rules = pos.rules();
+        let narrow = Position::<Narrow>::from_setup(&pos.to_setup(), rules).ok()?;
+        let tree = Tree::grow(narrow, &self.ledger, MAX_TREE)
+            .ok()
+            .filter(|tree| {
+                tree.nodes()
+                    .iter()
+                    .any(|n| self.ledger.known(rules, n.board()).is_some())
+            });
+        let Some(tree) = tree else {
+            // Too large a tree to weigh: its bounds are the board's own facts', not certified.
+            let bounds = self.bounds(pos)?;
+            return Some(Proven {
+                bounds,
+                lower_certified: false,
+                upper_certified: false,
+                rests_on_facts: true,
+            });
+        };
+        let f = tree.root().bounds;
+        let widest = Bounds::widest(pos.seeds_on_board(), rules);
+        if f.lower <= widest.lower && f.upper >= widest.upper {
+            return None;
+        }
+        let certificate = Certificate::of_tree(&tree, &self.ledger, &self.checks);
+        let root_claims = || certificate.claims.iter().filter(|c| c.mv.is_none());
+        let certified = |side: Side| {
+            root_claims()
+                .filter(|c| c.side == side)
+                .all(|c| c.is_certified())
+        };
+        let stores = pos.store_difference();
+        Some(Proven {
+            bounds: Bounds {
+                lower: f.lower + stores,
+                upper: f.upper + stores,
+            },
+            lower_certified: certified(Side::Lower),
+            upper_certified: certified(Side::Upper),
+            rests_on_facts: root_claims().any(|c| !c.facts.is_empty()),
+        })
+    }
+
     /// What the facts prove of each legal move of `pos`, house order: the mover's final margin
     /// after it (stores included), as [`Book::bounds`] gives it for the position it leads to
     /// ([`after_move`]), what the seeds allow ([`value_range`]) where the facts say nothing.
@@ -427,52 +551,76 @@ impl Book {
         }))
     }
 
-    /// The perfect line from `pos` (lowest optimal house at every step) as far as the book and
-    /// the levels know it, and whether it reaches the end of the game.
-    fn line<L: Lanes>(
+    /// The perfect line from `pos` as far as the book and the levels `db` know it: at each step
+    /// the lowest house proven to keep the value (its lower bound reaching the position's exact
+    /// value), through the book's boards, then the levels' line; and whether it reaches the
+    /// end of the game. It stops where the value is not known exactly, or no move is proven to
+    /// keep it (or after [`MAX_LINE_SOWINGS`] sowings).
+    pub fn line<L: Lanes>(
         &self,
         pos: &Position<L>,
         db: Option<&Tablebase>,
-    ) -> Result<(Vec<Turn>, bool), BookError> {
+    ) -> Result<(Vec<Turn>, bool), DbError> {
+        let db = db.filter(|db| db.houses() == pos.houses_per_side() && db.rules() == pos.rules());
         let mut pv = Vec::new();
         let mut turn: Vec<Move> = Vec::new();
-        let rules = pos.rules();
         let mut at = *pos;
-        let complete = loop {
+        let mut complete = false;
+        let level_value = |p: &Position<L>| -> Result<Option<i32>, DbError> {
+            match db.filter(|db| p.seeds_on_board() <= db.max_level()) {
+                Some(db) => Ok(db
+                    .probe_checked(p.board())?
+                    .map(|f| f + p.store_difference())),
+                None => Ok(None),
+            }
+        };
+        for _ in 0..MAX_LINE_SOWINGS {
             if at.is_finished() {
-                break true;
+                complete = true;
+                break;
             }
-            let board = at.board();
-            if let Some(db) = db.filter(|db| board.seeds() <= db.max_level()) {
-                let Some(rest) = db.analyze(&at)? else {
-                    break false;
-                };
-                let mut turns = rest.pv.into_iter();
-                if let Some(first) = turns.next() {
-                    turn.extend(first.0);
-                    pv.push(Turn(std::mem::take(&mut turn)));
+            if let Some(db) = db.filter(|db| at.seeds_on_board() <= db.max_level()) {
+                if let Some(rest) = db.analyze(&at)? {
+                    let mut turns = rest.pv.into_iter();
+                    if let Some(first) = turns.next() {
+                        turn.extend(first.0);
+                        pv.push(Turn(std::mem::take(&mut turn)));
+                    }
+                    pv.extend(turns);
+                    complete = true;
                 }
-                pv.extend(turns);
-                break true;
+                break;
             }
-            let Some(f) = exact_f(&self.ledger, board, rules, db)? else {
-                break false;
+            let Some(v) = self.bounds(&at).filter(|b| b.is_exact()).map(|b| b.lower) else {
+                break;
             };
-            let Some(values) = move_values(&self.ledger, board, rules, db)? else {
-                break false;
-            };
-            check(board, rules, f, &values)?;
-            let &(mv, _) = values
-                .iter()
-                .find(|&&(_, v)| v == f)
-                .expect("check found f among the values");
+            let mut keeps = None;
+            for mv in at.legal_moves() {
+                let mut failed = None;
+                let b = after_move(&at, mv, |child| match level_value(child) {
+                    Ok(Some(value)) => Bounds::exact(value),
+                    Ok(None) => self.bounds(child).unwrap_or_else(|| value_range(child)),
+                    Err(e) => {
+                        failed = Some(e);
+                        value_range(child)
+                    }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                if b.lower >= v {
+                    keeps = Some(mv);
+                    break;
+                }
+            }
+            let Some(mv) = keeps else { break };
             let (next, sowing) = at.play_unchecked(mv);
             turn.push(mv);
             if !sowing.extra_turn {
                 pv.push(Turn(std::mem::take(&mut turn)));
             }
             at = next;
-        };
+        }
         if !turn.is_empty() {
             pv.push(Turn(turn));
         }
@@ -607,7 +755,8 @@ pub fn game_of<L: Lanes>(pos: &Position<L>) -> (usize, Rules, u32) {
 }
 
 /// The `*.jsonl` files of `dir` but the checks files, sorted (none if it is not there); an
-/// error past [`MAX_FILES`].
+/// error past [`MAX_FILES`], or when they and their checks files hold more than
+/// [`MAX_DIR_BYTES`] in all.
 pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
     let io = |error| LedgerError::Io {
         file: dir.to_path_buf(),
@@ -635,7 +784,44 @@ pub fn ledger_files(dir: &Path) -> Result<Vec<PathBuf>, LedgerError> {
         }
     }
     files.sort();
+    for f in &files {
+        within_book_bound(f)?;
+    }
+    let total = files.iter().fold(0u64, |sum, f| {
+        sum.saturating_add(file_size(f))
+            .saturating_add(file_size(&checks_path(f)))
+    });
+    crate::prove::ledger::within(
+        dir,
+        total,
+        MAX_DIR_BYTES,
+        &format!(
+            "the {} MiB of ledgers and checks files read from one directory in all (*.jsonl, \
+             read by every query: move some out of it, merge what they prove into a smaller \
+             ledger, or --no-book)",
+            MAX_DIR_BYTES >> 20
+        ),
+    )?;
     Ok(files)
+}
+
+/// The size of the file at `path` (0 if it cannot be asked: reading it says why).
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// An error naming the ledger `path` if it is larger than a book may be ([`MAX_BOOK_BYTES`]).
+fn within_book_bound(path: &Path) -> Result<(), LedgerError> {
+    crate::prove::ledger::within(
+        path,
+        file_size(path),
+        MAX_BOOK_BYTES,
+        &format!(
+            "the {} MiB a ledger read as a book may be (move it out of the database \
+             directory, or merge what it proves into a smaller one)",
+            MAX_BOOK_BYTES >> 20
+        ),
+    )
 }
 
 /// The houses of `board` for people: the mover's, then the opponent's, each from house 1.
@@ -700,6 +886,9 @@ pub struct TooLarge {
     pub boards: usize,
     /// The bytes they took.
     pub bytes: u64,
+    /// Whether the system refused more memory (a limit such as `ulimit -v`) before the walk
+    /// reached the bytes it was given.
+    pub refused: bool,
 }
 
 /// The distinct boards of the positions `depth` sowings or fewer below `root` (extra turns
@@ -868,6 +1057,17 @@ fn walk(
         let waiting = frontier.len() as u64 * COST_WAITING;
         for p in frontier {
             let board = p.board();
+            // Every container grows fallibly: memory refused by the system (`ulimit -v`) ends
+            // the walk as too large, never the process.
+            let refused = |out: &Vec<_>, next: &Vec<_>| TooLarge {
+                depth: d,
+                boards: out.len() + next.len(),
+                bytes: out.len() as u64 * COST_FOUND + next.len() as u64 * COST_WAITING + waiting,
+                refused: true,
+            };
+            if seen.try_reserve(1).is_err() || out.try_reserve(1).is_err() {
+                return Err(refused(&out, &next));
+            }
             if p.is_finished() || top.is_some_and(|top| board.seeds() <= top) || !seen.insert(board)
             {
                 continue;
@@ -876,6 +1076,9 @@ fn walk(
                 let legal = p.legal_moves();
                 moves += legal.len() as u64;
                 if !last {
+                    if next.try_reserve(legal.len()).is_err() {
+                        return Err(refused(&out, &next));
+                    }
                     next.extend(legal.into_iter().map(|mv| p.play_unchecked(mv).0));
                 }
             }
@@ -889,6 +1092,7 @@ fn walk(
                         depth: d,
                         boards: out.len() + next.len(),
                         bytes,
+                        refused: false,
                     });
                 }
             }

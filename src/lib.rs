@@ -42,12 +42,15 @@
 //! ```
 //!
 //! Data flows one way: rules → lanes → board → position → notation / perft → analysis (the
-//! answer's types) → db (the endgame databases) → search, which probes them. The library never
-//! prints: progress comes back through callbacks, statistics through values.
+//! answer's types) → db (the endgame databases) → search, which probes them → book and prove
+//! (the ledgers) → answer ([`answer`]: the one answer to a position, from every source in one
+//! order, that every front end shows). The library never prints: progress comes back through
+//! callbacks, statistics through values.
 
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod answer;
 pub mod board;
 pub mod book;
 pub mod bots;

@@ -519,6 +519,17 @@ pub fn address_space_limit() -> Option<u64> {
     None
 }
 
+/// The effective user id of this process (Unix); `None` elsewhere.
+pub fn user_id() -> Option<u32> {
+    #[cfg(unix)]
+    {
+        // Safety: `geteuid` takes nothing, cannot fail and only reads the process's user id.
+        Some(unsafe { libc::geteuid() })
+    }
+    #[cfg(not(unix))]
+    None
+}
+
 /// Takes the exclusive advisory lock of `file` (`flock`; the lock ends when every handle to
 /// this opening of the file is closed): `wait` until it is free, else fail at once with an
 /// [`std::io::ErrorKind::WouldBlock`] error. Elsewhere than on Unix: an

@@ -19,6 +19,21 @@ fn kalah_in(home: &Path, args: &[&str]) -> Output {
         .expect("the kalah binary runs")
 }
 
+/// Runs `kalah` with `args` and `home` as its database home, expects it to fail with exit
+/// code 1 and nothing on stdout, its error saying `says`; returns the error.
+fn fails_saying(home: &Path, args: &[&str], says: &str) -> String {
+    let out = kalah_in(home, args);
+    let err = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{args:?}: {}{err}",
+        stdout(&out)
+    );
+    assert!(err.contains(says), "{args:?}: {err}");
+    err
+}
+
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -148,9 +163,28 @@ fn book_answers_equal_the_search_s() {
         let mut from_book = 0;
         for (((p, depth), b), s) in boards.iter().zip(&booked).zip(&searched) {
             assert_ne!(s["source"], "ledger", "{p}: --no-book reads no book");
-            for field in ["value", "best", "moves", "to_move"] {
+            for field in ["value", "best", "to_move"] {
                 assert_eq!(b[field], s[field], "{rules} {p}: {field}");
             }
+            // The same moves and values (whether each is certified is the book's to say: a
+            // search's never is).
+            let values = |v: &Value| -> Vec<(Value, Value)> {
+                v["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| (m["house"].clone(), m["value"].clone()))
+                    .collect()
+            };
+            assert_eq!(values(b), values(s), "{rules} {p}: moves");
+            assert!(
+                s["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|m| m["certified"] == false),
+                "{rules} {p}: a search's values are not certified"
+            );
             if b["source"] == "ledger" {
                 from_book += 1;
                 assert_eq!(b["nodes"], 0);
@@ -234,14 +268,19 @@ fn a_book_that_lies_is_an_error_never_a_value() {
     std::fs::remove_file(home.join("other.checks.jsonl")).unwrap();
 
     // The book's own value of the start changed: its digest no longer matches its check, so
-    // it is an unchecked claim, shown as one, and the search answers.
+    // it is an unchecked claim, shown as one, never the value: the book's checked facts of
+    // the moves below the start answer instead (their best is the value).
     let lie = shifted(-2);
     std::fs::write(&book, text.replace(&line, &lie)).unwrap();
     let out = kalah_in(&home, &["query", start, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(answer["source"], "search", "{answer}");
+    assert_eq!(answer["source"], "ledger", "{answer}");
     assert_eq!(answer["value"].as_i64(), Some(value));
+    let searched: Value =
+        serde_json::from_slice(&kalah_in(&home, &["query", start, "--json", "--no-book"]).stdout)
+            .unwrap();
+    assert_eq!(searched["value"].as_i64(), Some(value), "{searched}");
     assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
     assert_eq!(answer["claims"][0]["holds"], false, "{answer}");
     let out = kalah_in(&home, &["query", start]);
@@ -250,8 +289,9 @@ fn a_book_that_lies_is_an_error_never_a_value() {
         "{}",
         stdout(&out)
     );
-    // A checks file forged to match: the book's own check of its facts against each other
-    // is an error, never a value.
+    // A check forged to match (another check's line with the lie's digest): it carries no
+    // mark of this installation that verifies, so the lie stays a claim, and the book's
+    // checked facts of the moves below the start answer, as above.
     let forged: Value = serde_json::from_str(
         std::fs::read_to_string(home.join("book.checks.jsonl"))
             .unwrap()
@@ -266,10 +306,12 @@ fn a_book_that_lies_is_an_error_never_a_value() {
     let mut checks = std::fs::read_to_string(home.join("book.checks.jsonl")).unwrap();
     checks.push_str(&format!("{forged}\n"));
     std::fs::write(home.join("book.checks.jsonl"), checks).unwrap();
-    let out = kalah_in(&home, &["query", start]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stdout(&out).is_empty());
-    assert!(stderr(&out).contains("its moves give"), "{}", stderr(&out));
+    let out = kalah_in(&home, &["query", start, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "ledger", "{answer}");
+    assert_eq!(answer["value"].as_i64(), Some(value));
+    assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
 
     // A garbled line: an error naming the file and the line.
     std::fs::write(&book, text.replace(&line, "{\"fact\": 1, \"position\": ")).unwrap();
@@ -674,7 +716,7 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg("ulimit -v 1000000 && exec \"$0\" prove -m 6 -n 4 --no-db --book 16 --ledger \"$1\" --list")
-        .arg(kalah)
+        .arg(&kalah)
         .arg(&ledger)
         .output()
         .unwrap();
@@ -686,6 +728,23 @@ fn a_book_past_the_memory_it_may_use_is_refused_before_it_is_made() {
         stderr(&out)
     );
     assert!(!ledger.exists());
+    // Under tighter limits, where the system refuses memory before the walk reaches what it
+    // may use, the count stops and says so too (it grew its containers fallibly): never an
+    // abort ("memory allocation of ... failed").
+    for limit in [150_000, 190_000, 230_000] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {limit} && exec \"$0\" prove -m 6 -n 4 --no-db --book 8 --ledger \"$1\" --list"
+            ))
+            .arg(&kalah)
+            .arg(&ledger)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{limit}: {}", stderr(&out));
+        assert!(stderr(&out).contains("too large"), "{}", stderr(&out));
+        assert!(!ledger.exists());
+    }
     let _ = std::fs::remove_dir_all(&home);
 }
 
@@ -748,4 +807,310 @@ fn a_search_past_the_hour_answers_with_what_the_ledgers_prove() {
     assert!(v["value"].is_null(), "{v}");
     assert!(v["lower"].as_i64() < v["upper"].as_i64(), "{v}");
     assert_eq!(v["searched"], false);
+}
+
+/// The front ends agree on Kalah(6,6) from the shipped ledgers alone (an empty database home,
+/// no levels): `solve -m 6 -n 6` prints +4, proven and certified, and succeeds; `query` and
+/// `analyze` say of the value and of each move whether it is certified, at the start of both
+/// rule sets and after move 1 (its last seed in the store: South moves again).
+#[test]
+fn kalah_6_6_is_answered_from_the_shipped_ledgers_saying_what_is_certified() {
+    let home = fresh_dir("book-kalah-6-6");
+    let out = kalah_in(&home, &["solve", "-m", "6", "-n", "6"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "value: +4 (wins by 4), stores included, proven by the ledgers and certified"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  move  1: +4 (wins by 4), certified"),
+        "{text}"
+    );
+    // An open move whose proven bound is certified says so of its bounds, not of a value.
+    assert!(
+        text.contains("  move  3: in [-68, +4] (open), these bounds certified"),
+        "{text}"
+    );
+    let v: Value =
+        serde_json::from_slice(&kalah_in(&home, &["solve", "-m", "6", "-n", "6", "--json"]).stdout)
+            .expect("JSON");
+    assert_eq!(
+        (&v["value"], &v["certified"]),
+        (&4.into(), &true.into()),
+        "{v}"
+    );
+    assert_eq!(v["variant"], "Kalah(6,6)");
+    // The value alone, and whether it reaches +1, from the ledgers too.
+    let v: Value = serde_json::from_slice(
+        &kalah_in(
+            &home,
+            &["solve", "-m", "6", "-n", "6", "--value-only", "--json"],
+        )
+        .stdout,
+    )
+    .expect("JSON");
+    assert_eq!(
+        (&v["value"], &v["source"]),
+        (&4.into(), &"ledger".into()),
+        "{v}"
+    );
+    let out = kalah_in(&home, &["solve", "-m", "6", "-n", "6", "--at-least", "1"]);
+    assert!(
+        stdout(&out).contains("yes: the value is +4"),
+        "{}",
+        stdout(&out)
+    );
+
+    let start = "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>";
+    let after_1 = "<6,1,0,0,7,7,7,7,7,6,6,6,6,6,6>";
+    for (position, rules) in [
+        (start, "standard"),
+        (after_1, "standard"),
+        (start, "empty-capture"),
+        (after_1, "empty-capture"),
+    ] {
+        for command in ["query", "analyze"] {
+            let out = kalah_in(&home, &[command, position, "--rules", rules, "--json"]);
+            let v: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+            let what = format!("{command} {position} {rules}: {v}");
+            assert!(v["certified"].is_boolean(), "{what}");
+            let moves = v["moves"].as_array().expect("moves");
+            assert!(!moves.is_empty(), "{what}");
+            assert!(moves.iter().all(|m| m["certified"].is_boolean()), "{what}");
+            if rules == "standard" {
+                // +4, proven and certified; the moves the ledgers settle exactly.
+                assert!(out.status.success(), "{what}");
+                assert_eq!(
+                    (&v["value"], &v["certified"]),
+                    (&4.into(), &true.into()),
+                    "{what}"
+                );
+                let best = if position == start { 1 } else { 3 };
+                let m = moves
+                    .iter()
+                    .find(|m| m["house"] == best)
+                    .expect("the best move");
+                assert_eq!(
+                    (&m["value"], &m["certified"]),
+                    (&4.into(), &true.into()),
+                    "{what}"
+                );
+                let text = stdout(&kalah_in(&home, &[command, position]));
+                assert!(
+                    text.contains("proven by the ledgers and certified"),
+                    "{text}"
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A check forged for a lie (the digest of the lie's line, anyone can compute it): with no
+/// mark, with the mark of another check, or with the mark of another installation's key, it
+/// certifies nothing anywhere. `query` answers from the honest book and shows the lie as an
+/// unchecked claim, `prove --status` calls its bound not certified, `db verify` counts it
+/// unchecked, and `prove --check --all` proves the lie again, finds it wrong and names it.
+#[test]
+fn a_forged_check_certifies_nothing_and_is_proven_again() {
+    use kalah::prove::certificate::{Check, digest};
+    use kalah::prove::fact::Fact;
+    use kalah::prove::key::Key;
+    let home = home_with_book("book-forged", "standard");
+    let honest_checks = std::fs::read_to_string(home.join("book.checks.jsonl")).unwrap();
+    let start = "<4,0,0,3,3,3,3,3,3,3,3>";
+    let line = std::fs::read_to_string(home.join("book.jsonl"))
+        .unwrap()
+        .lines()
+        .find(|l| l.contains(&format!("\"position\":\"{start}\"")))
+        .expect("the start is in the book")
+        .to_owned();
+    let fact: Value = serde_json::from_str(&line).unwrap();
+    let value = fact["lower"].as_i64().unwrap();
+    let mut lie = fact.clone();
+    lie["lower"] = (value + 2).into();
+    lie["upper"] = (value + 2).into();
+    let lie_fact = Fact::<kalah::Narrow>::from_line(&lie.to_string()).unwrap();
+    let lie = lie_fact.to_line();
+    let ledger = home.join("lie.jsonl");
+    std::fs::write(&ledger, format!("{lie}\n")).unwrap();
+    // The forger's check: an honest one's line, made to name the lie.
+    let honest: Value = serde_json::from_str(honest_checks.lines().next().unwrap()).unwrap();
+    assert!(honest["mac"].is_string(), "checks are marked: {honest}");
+    let mut copied_mark = honest.clone();
+    copied_mark["digest"] = digest(&lie_fact).into();
+    copied_mark["position"] = start.into();
+    copied_mark["lower"] = (value + 2).into();
+    copied_mark["upper"] = (value + 2).into();
+    copied_mark["fact_at"] = "lie.jsonl:1".into();
+    let mut no_mark = copied_mark.clone();
+    no_mark.as_object_mut().unwrap().remove("mac");
+    let check = Check::from_line(&no_mark.to_string()).unwrap();
+    let (_, other_key) = check.marked(&Key::from_bytes([42; 32]), &lie);
+    for forged in [no_mark.to_string(), copied_mark.to_string(), other_key] {
+        std::fs::write(home.join("lie.checks.jsonl"), format!("{forged}\n")).unwrap();
+        let out = kalah_in(&home, &["query", start, "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(answer["value"].as_i64(), Some(value), "{forged}: {answer}");
+        assert!(
+            !answer["books"].to_string().contains("lie.jsonl"),
+            "{answer}"
+        );
+        let out = kalah_in(&home, &["prove", "--status", ledger.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let status = stdout(&out);
+        assert!(
+            status.contains(&format!("value >= +{}: not certified", value + 2)),
+            "{status}"
+        );
+        assert!(
+            status.contains("checks this installation did not write"),
+            "{status}"
+        );
+        let out = kalah_in(&home, &["db", "verify", "--sample", "0", "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let verified: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let lie_ledger = verified["ledgers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["file"].as_str().unwrap().ends_with("lie.jsonl"))
+            .unwrap()
+            .clone();
+        assert_eq!(lie_ledger["unchecked"], 1, "{verified}");
+        assert_eq!(lie_ledger["checked"], 0, "{verified}");
+    }
+    // --check --all proves the lie again (the forged check does not count as done): wrong,
+    // named, exit code 1; from then on this installation's own check says so.
+    let args = ["prove", "--check", ledger.to_str().unwrap(), "--all"];
+    let err = fails_saying(&home, &args, "lie.jsonl:1");
+    assert!(err.contains("did not write"), "{err}");
+    fails_saying(&home, &["db", "verify", "--sample", "0"], "lie.jsonl");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Checks made by another installation (another key) are claims here until this one proves
+/// their facts again: `--check --all` here checks them all, and then they answer.
+#[test]
+fn checks_from_another_installation_are_claims_until_proven_again_here() {
+    let home = home_with_book("book-elsewhere", "standard");
+    let book = home.join("book.jsonl");
+    let start = "<4,0,0,3,3,3,3,3,3,3,3>";
+    let elsewhere = home.join("elsewhere").join("kalah.key");
+    let here = |args: &[&str]| {
+        command()
+            .env(DB_HOME_VAR, &home)
+            .env(cli_common::KEY_VAR, &elsewhere)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = here(&["query", start, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "search", "{answer}");
+    assert!(!answer["claims"].is_null(), "{answer}");
+    assert!(!elsewhere.exists(), "reading makes no key");
+    let out = here(&[
+        "prove",
+        "--check",
+        book.to_str().unwrap(),
+        "--all",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // One object a check, then the summary.
+    let done: Value = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    assert!(done["checks_run"].as_u64().unwrap() > 0, "{done}");
+    assert_eq!(done["unchecked"], 0, "{done}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&elsewhere).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the key is the user's alone");
+    }
+    let out = here(&["query", start, "--json"]);
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["source"], "ledger", "{answer}");
+    // A key in the directory the checks are read from is refused, never used.
+    let beside = home.join("kalah.key");
+    std::fs::copy(&elsewhere, &beside).unwrap();
+    let out = command()
+        .env(DB_HOME_VAR, &home)
+        .env(cli_common::KEY_VAR, &beside)
+        .args(["query", start])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("directory of the checks file"));
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The ledgers and checks files of one directory are read up to 64 MiB in all, however many
+/// files they are split into (each under its own bound): past it, an error naming the
+/// directory and the bound, before any is read.
+#[test]
+fn the_ledgers_of_a_directory_are_bounded_in_all() {
+    let home = fresh_dir("book-total");
+    // Sparse files: three of 30 MiB, each under the bound of one file, 90 MiB in all.
+    for name in ["a.jsonl", "b.jsonl", "c.jsonl"] {
+        let file = std::fs::File::create(home.join(name)).unwrap();
+        file.set_len(30 << 20).unwrap();
+    }
+    let query = ["query", "<4,0,0,3,3,3,3,3,3,3,3>"];
+    let bound = "64 MiB of ledgers and checks files read from one directory";
+    let err = fails_saying(&home, &query, bound);
+    assert!(err.contains(home.to_str().unwrap()), "{err}");
+    // --no-book reads none of them.
+    let out = kalah_in(&home, &["query", "<4,0,0,3,3,3,3,3,3,3,3>", "--no-book"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // db verify names the bound as a defect of the directory's ledgers.
+    fails_saying(&home, &["db", "verify"], bound);
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// `db verify` of a home that holds ledgers and no level reports its ledgers (what `query`
+/// reads as books) and exits as they are; a home with neither is an error saying so.
+#[test]
+fn db_verify_reports_a_home_of_ledgers_alone() {
+    let home = fresh_dir("verify-ledgers");
+    let book = home.join("book.jsonl");
+    let made = kalah_in(
+        &home,
+        &[
+            "prove",
+            "-m",
+            "3",
+            "-n",
+            "2",
+            "--no-db",
+            "--book",
+            "1",
+            "--ledger",
+            book.to_str().unwrap(),
+        ],
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out = kalah_in(&home, &["db", "verify"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("no database in"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("book.jsonl"), "{}", stdout(&out));
+    let out = kalah_in(&home, &["db", "verify", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["databases"], serde_json::json!([]), "{v}");
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["ledgers"][0]["unchecked"].as_u64().unwrap() > 0, "{v}");
+    // A garbled ledger is a defect: exit code 1, named.
+    std::fs::write(home.join("bad.jsonl"), "{\"fact\":1}\n").unwrap();
+    fails_saying(&home, &["db", "verify"], "bad.jsonl");
+    // Neither levels nor ledgers.
+    let empty = fresh_dir("verify-empty");
+    fails_saying(&empty, &["db", "verify"], "no database or ledger");
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&empty);
 }

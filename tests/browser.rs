@@ -18,10 +18,12 @@
 //! `target/browser/explorer.png`.
 //!
 //! A second test goes beyond the databases (Kalah(6,6), none for it, 0.1 s a search), at a
-//! desktop's width and a phone's: its start and house 1 played from it, each once its moves have
-//! been asked about, are checked as drawn ([`LAYOUT`]): every text of a move card inside its card,
-//! every house showing its seeds and no `?`, no point of the graph without a value, a button to
-//! try again only when there is something to try again, beside the reason.
+//! desktop's width and a phone's: its start (its value from the shipped ledger, its other moves
+//! only bounded) and house 1 played from it, then the empty-capture start (the ledger only
+//! bounds it) once its moves have been asked about, are checked as drawn ([`LAYOUT`]): every
+//! text of a move card inside its card, every house showing its seeds and no `?`, no point of
+//! the graph without a value, a button to try again only after an error, and without a value
+//! the budget and how to raise it beside the reason.
 //!
 //! The page is read through the hooks it keeps for tests, nothing else: the ids `position`,
 //! `rules`, `value`, `pv`, `source`, `error`, `title`, the input `pick-literal`, the items
@@ -342,15 +344,46 @@ async fn steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
     .await?;
     page.assert_shows(&start);
 
-    // Past the budget (Kalah(6,6), no database for it): the board and its six moves are still
-    // drawn, each a link, with no value and no error box.
+    // Kalah(6,6), no database for it: the shipped ledger settles its value, +4, proven and
+    // certified; the moves it only bounds show their bounds, never a `?`, and the page says
+    // why they were not searched and how to raise the budget.
+    let ledgered = api(addr, "start", &[("houses", "6"), ("seeds", "6")]);
+    assert_eq!(ledgered["value"], 4, "{ledgered}");
     client.goto(&format!("{base}?houses=6&seeds=6")).await?;
+    let page = settle(&client, "the start of Kalah(6,6), from the ledger", |p| {
+        p.is_ready() && p.position == KALAH_6_6
+    })
+    .await?;
+    assert_eq!(page.value_visible.as_deref(), Some("+4"), "{page:#?}");
+    assert!(page.verdict.contains("certified"), "{page:#?}");
+    assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
+    assert!(
+        page.marks.iter().all(|m| !m.is_empty() && !m.contains('?')),
+        "every move shows its value or its bounds: {page:#?}"
+    );
+    assert!(
+        page.budget
+            .as_deref()
+            .is_some_and(|b| b.contains("kalah serve --budget")),
+        "{page:#?}"
+    );
+    assert!(page.source.contains("certified"), "{page:#?}");
+
+    // Past the budget (empty-capture Kalah(6,6), which the ledger only bounds): the board and
+    // its six moves are still drawn, each a link, with no value and no error box.
+    client
+        .goto(&format!("{base}?houses=6&seeds=6&rules=empty-capture"))
+        .await?;
     let page = settle(&client, "the start of Kalah(6,6), unsolved", |p| {
         p.state == "unsolved"
     })
     .await?;
     assert_eq!(page.error, None, "no error box: {page:#?}");
-    assert_eq!(page.value_visible.as_deref(), Some("?"), "{page:#?}");
+    // Its bounds stand in for the value: the ledger proves them.
+    assert!(
+        page.value_visible.as_deref().is_some_and(|v| v != "?"),
+        "{page:#?}"
+    );
     assert_eq!(page.playable.len(), 6, "six playable houses: {page:#?}");
     assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
     assert!(
@@ -380,9 +413,10 @@ const AFTER_HOUSE_1: &str = "<6,1,0,0,7,7,7,7,7,6,6,6,6,6,6>";
 /// The widths the page must fit, in CSS pixels: a desktop's window and a phone's.
 const WIDTHS: [u32; 2] = [1280, 390];
 
-/// Beyond the databases, at each of [`WIDTHS`]: a position the database holds (nothing to try
-/// again), then the start of Kalah(6,6) and house 1 played from it, each once all its moves
-/// have been asked about. Each view is checked by [`assert_fits`].
+/// Beyond the databases, at each of [`WIDTHS`]: a position the database holds, then the start
+/// of Kalah(6,6) and house 1 played from it (the ledger's +4, the other moves' bounds), then
+/// the empty-capture start once all its moves have been asked about. Each view is checked by
+/// [`assert_fits`].
 async fn frontier(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
     let base = format!("http://{addr}/");
     for width in WIDTHS {
@@ -396,39 +430,55 @@ async fn frontier(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
         assert!(page.source.contains("database"), "{page:#?}");
         assert_fits(&client, &format!("Kalah(4,1) at {width} px")).await?;
 
+        // The standard start: +4 from the ledger, the open moves as bounds.
         client
             .goto(&format!("{base}?houses=6&seeds=6&rules=standard"))
             .await?;
-        // Checked while its moves are still asked about too, if the page is caught then.
-        let page = settle(&client, "the start of Kalah(6,6), unsolved", |p| {
-            p.state == "unsolved" && p.position == KALAH_6_6
-        })
-        .await?;
-        if page.moves_state != "done" {
-            assert_fits(&client, &format!("Kalah(6,6), moves searched, {width} px")).await?;
-        }
-        let page = settle(&client, "the moves of Kalah(6,6) asked about", |p| {
-            p.state == "unsolved" && p.position == KALAH_6_6 && p.moves_state == "done"
+        let page = settle(&client, "the start of Kalah(6,6), from the ledger", |p| {
+            p.is_ready() && p.position == KALAH_6_6
         })
         .await?;
         assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
-        assert_eq!(page.value_visible.as_deref(), Some("?"), "{page:#?}");
+        assert_eq!(page.value_visible.as_deref(), Some("+4"), "{page:#?}");
         assert_fits(&client, &format!("Kalah(6,6) at {width} px")).await?;
         screenshot(&client, &format!("explorer-6-6-{width}.png")).await?;
 
-        // House 1, clicked on the board: an extra turn, South to move again.
+        // House 1, clicked on the board: an extra turn, South to move again, still +4.
         client
             .find(Locator::Css(".house.playable[data-house=\"1\"]"))
             .await?
             .click()
             .await?;
-        let page = settle(&client, "house 1 from Kalah(6,6), its moves asked", |p| {
-            p.state == "unsolved" && p.position == AFTER_HOUSE_1 && p.moves_state == "done"
+        let page = settle(&client, "house 1 from Kalah(6,6), from the ledger", |p| {
+            p.is_ready() && p.position == AFTER_HOUSE_1
         })
         .await?;
         assert_eq!(page.moves.len(), 5, "five moves listed: {page:#?}");
+        assert_eq!(page.value_visible.as_deref(), Some("+4"), "{page:#?}");
         assert_fits(&client, &format!("house 1 from Kalah(6,6) at {width} px")).await?;
         screenshot(&client, &format!("explorer-6-6-house-1-{width}.png")).await?;
+
+        // The empty-capture start, which the ledger only bounds: unsolved, each move asked.
+        client
+            .goto(&format!("{base}?houses=6&seeds=6&rules=empty-capture"))
+            .await?;
+        // Checked while its moves are still asked about too, if the page is caught then.
+        let page = settle(&client, "empty-capture Kalah(6,6), unsolved", |p| {
+            p.state == "unsolved" && p.position == KALAH_6_6 && p.rules == "empty-capture"
+        })
+        .await?;
+        if page.moves_state != "done" {
+            assert_fits(&client, &format!("Kalah(6,6), moves searched, {width} px")).await?;
+        }
+        let page = settle(
+            &client,
+            "the moves of empty-capture Kalah(6,6) asked",
+            |p| p.state == "unsolved" && p.rules == "empty-capture" && p.moves_state == "done",
+        )
+        .await?;
+        assert_eq!(page.moves.len(), 6, "six moves listed: {page:#?}");
+        assert_fits(&client, &format!("empty-capture Kalah(6,6) at {width} px")).await?;
+        screenshot(&client, &format!("explorer-6-6-empty-capture-{width}.png")).await?;
     }
     Ok(())
 }
@@ -455,10 +505,10 @@ async fn set_width(client: &Client, width: u32) -> Result<(), CmdError> {
 
 /// Checks the page as drawn, in one script: nothing wider than the window; every element and
 /// text of each move card inside its card, no two cards over each other; each house showing
-/// its seeds as `#position` has them, no `?` in any, its contents inside it; a "... again"
-/// button only where there is something to try again (an error, or no value once every
-/// move was asked about), and then beside the message, below the title; no point of the graph
-/// without a value.
+/// its seeds as `#position` has them, no `?` in any, its contents inside it; the value beside
+/// its words, not over them; a "... again" button only after an error, below the title; no
+/// value once every move was asked about: the budget and how to raise it beside the reason;
+/// no point of the graph without a value.
 const LAYOUT: &str = r#"
 const problems = [];
 const EPS = 0.5;
@@ -530,18 +580,32 @@ for (const cell of document.querySelectorAll('#board .house, #board .store')) {
 }
 
 const state = document.body.dataset.state;
-const needed = state === 'error' || (state === 'unsolved' && document.body.dataset.moves === 'done');
 const again = Array.from(document.querySelectorAll('button')).filter((b) => visible(b) && /again/i.test(b.textContent));
-if (again.length > 0 && !needed) {
+if (again.length > 0 && state !== 'error') {
   problems.push('nothing to try again (state ' + state + ', moves ' + document.body.dataset.moves + '), yet ' +
     again.map(say).join(', ') + ' shown');
 }
-if (state === 'unsolved' && needed && again.length !== 1) {
-  problems.push('no value once every move was asked about: one button to try again wanted, ' + again.length + ' shown');
+// No value once every move was asked about: the budget, and how to raise it, beside the reason.
+if (state === 'unsolved' && document.body.dataset.moves === 'done') {
+  const note = document.getElementById('budget-note');
+  if (!visible(note) || !/kalah serve --budget/.test(note.textContent)) {
+    problems.push('no value, and no word of the budget and how to raise it');
+  } else if (!note.closest('.verdict')) {
+    problems.push(say(note) + ' is not beside the message');
+  }
+}
+// The value (or its bounds) beside its words, never over them.
+const value = document.getElementById('value');
+const words = document.getElementById('verdict-box');
+if (visible(value) && visible(words)) {
+  const a = value.getBoundingClientRect();
+  const w = words.getBoundingClientRect();
+  if (a.left < w.right - EPS && w.left < a.right - EPS && a.top < w.bottom - EPS && w.top < a.bottom - EPS) {
+    problems.push(say(value) + ' overlaps the words beside it');
+  }
 }
 const title = document.getElementById('title');
 for (const b of again) {
-  if (state === 'unsolved' && !b.closest('.verdict')) problems.push(say(b) + ' is not beside the message');
   if (visible(title) && b.getBoundingClientRect().top < title.getBoundingClientRect().bottom) {
     problems.push(say(b) + ' is above the title');
   }
@@ -583,6 +647,11 @@ struct Page {
     source: String,
     /// Text of `#value` when it is visible.
     value_visible: Option<String>,
+    /// Text of `#verdict`, and of `#budget-note` when it is visible.
+    verdict: String,
+    budget: Option<String>,
+    /// What each `li.move` shows as its value or bounds (`.mv`).
+    marks: Vec<String>,
     /// Text of `#error` when it is visible.
     error: Option<String>,
     /// Each `li.move`: data-house, data-value, whether it is visible.
@@ -602,7 +671,8 @@ return {
   state: document.body.dataset.state || '',
   moves_state: document.body.dataset.moves || '',
   position: text('position'), rules: text('rules'), pv: text('pv'), source: text('source'),
-  value: shown('value'), error: shown('error'),
+  value: shown('value'), error: shown('error'), verdict: text('verdict'), budget: shown('budget-note'),
+  marks: Array.from(document.querySelectorAll('li.move .mv'), (e) => e.textContent.trim()),
   moves: Array.from(document.querySelectorAll('li.move'),
                     (li) => [li.dataset.house ?? '', li.dataset.value ?? '', li.checkVisibility()]),
   playable: Array.from(document.querySelectorAll('.house.playable[data-house]'),
@@ -629,6 +699,9 @@ impl Page {
             pv: text("pv"),
             source: text("source"),
             value_visible: v["value"].as_str().map(str::to_owned),
+            verdict: text("verdict"),
+            budget: v["budget"].as_str().map(str::to_owned),
+            marks: strings(&v["marks"]),
             error: v["error"].as_str().map(str::to_owned),
             moves: v["moves"]
                 .as_array()

@@ -988,7 +988,7 @@ fn ctrl_c_saves_the_table_before_the_solve_ends() {
     assert!(kalah(&small).status.success());
     let (mut child, mut stderr) = cli_common::spawn_reading_stderr(
         cli_common::command()
-            .args("solve -m 6 -n 4 --value-only --memory-db off".split(' '))
+            .args("solve -m 6 -n 4 --value-only --memory-db off --no-book".split(' '))
             .args(args),
     );
     let mut line = String::new();
@@ -1594,7 +1594,7 @@ fn a_search_past_an_hour_says_so_and_points_to_a_campaign_before_it_starts() {
     // No levels and 72 seeds: days by the cost model. Not a terminal, no --long: refused at
     // once, before any level is built in memory.
     for args in [
-        &["solve", "-m", "6", "-n", "6", "--no-db"][..],
+        &["solve", "-m", "6", "-n", "6", "--no-db", "--no-book"][..],
         &[
             "analyze",
             "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>",
@@ -1794,6 +1794,7 @@ fn ctrl_c_of_a_solve_says_what_it_searched() {
                 "--no-db",
                 "--memory-db",
                 "off",
+                "--no-book",
             ])
             .args(["--tt-mb", "16", "--threads", "1", "--long"]),
         std::time::Duration::from_millis(1500),
@@ -1946,4 +1947,108 @@ fn ctrl_c_of_analyze_query_match_and_replay_says_what_was_kept() {
     assert!(out.stdout.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&game);
+}
+
+/// What the answers say of themselves reads right: one thread is `1 thread`, a quick match
+/// takes some milliseconds (never `0.00 s`), `--estimate` of levels not on this machine is
+/// the figure for them once built, and `solve --help` does not cap exact solving at 6 houses.
+#[test]
+fn small_answers_say_what_they_mean() {
+    for asked in ["--at-least=1", "--value-only"] {
+        let args = [
+            "solve",
+            "-m",
+            "4",
+            "-n",
+            "3",
+            asked,
+            "--threads",
+            "1",
+            "--no-db",
+        ];
+        let out = kalah(&args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(
+            text.contains(" 1 thread, ") && !text.contains("1 threads"),
+            "{text}"
+        );
+    }
+
+    let out = kalah(&["match", "greedy", "greedy", "--games", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let time = text
+        .lines()
+        .find(|l| l.starts_with("time: "))
+        .expect("a time line");
+    assert!(!time.contains("0.00 s"), "{time}");
+
+    let out = cli_common::command()
+        .env(cli_common::DB_HOME_VAR, cli_common::missing_db_home())
+        .args([
+            "solve",
+            "-m",
+            "7",
+            "-n",
+            "4",
+            "--max-level",
+            "22",
+            "--estimate",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("endgame levels 0..=22 (not here"), "{text}");
+
+    let help = String::from_utf8_lossy(&kalah(&["solve", "--help"]).stdout).into_owned();
+    assert!(!help.contains("practical up to about 6"), "{help}");
+}
+
+/// Under an address-space limit (`ulimit -v`) too small for its threads, `query` ends with one
+/// line saying what it could not start (the solver's workers, its table, the progress thread),
+/// never with a panic ("failed to spawn thread") nor waiting forever; with room, it answers.
+/// The limits are scanned: where each refusal falls depends on the build.
+#[cfg(unix)]
+#[test]
+fn a_thread_that_cannot_be_started_is_a_clear_error() {
+    let kalah = cli_common::command().get_program().to_owned();
+    let (mut refused, mut answered) = (0, 0);
+    for mib in (40..=120).step_by(4) {
+        let mut command = std::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {} && exec \"$0\" query '<4,0,0,3,3,3,3,3,3,3,3>'",
+                mib * 1024
+            ))
+            .arg(&kalah)
+            .env(cli_common::DB_HOME_VAR, cli_common::missing_db_home())
+            .env(cli_common::KEY_VAR, cli_common::test_key());
+        let out = cli_common::run_within(command, "", std::time::Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{mib} MiB: {stderr}");
+        match out.status.code() {
+            Some(0) => answered += 1,
+            Some(1) if stderr.starts_with("kalah: cannot") => {
+                assert_eq!(stderr.trim().lines().count(), 1, "{mib} MiB: {stderr}");
+                refused += 1;
+            }
+            // An allocation refused elsewhere, at the very edge of the limit, still aborts
+            // (std gives no way to refuse it); never a panic or a wait.
+            _ => assert!(
+                stderr.contains("memory allocation of"),
+                "{mib} MiB: {stderr}"
+            ),
+        }
+    }
+    assert!(
+        refused > 0 && answered > 0,
+        "{refused} refused, {answered} answered"
+    );
 }

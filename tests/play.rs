@@ -925,3 +925,74 @@ fn the_perfect_player_answers_from_the_opening_books_without_searching() {
     let v = answer.analysis.value;
     assert_eq!(seen, vec![(None, v, v, 0)]);
 }
+
+#[test]
+fn a_move_that_earns_an_extra_turn_says_so() {
+    // Kalah(4,3): South's house 2 (3 seeds) ends in South's store; house 1 does not.
+    let (ok, out, err) = play_cli(
+        &[
+            "-m", "4", "-n", "3", "--south", "human", "--north", "greedy", "--no-db",
+        ],
+        "2\nquit\n",
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("South's last seed fell into its store: extra turn, South moves again"),
+        "{out}"
+    );
+    let (ok, out, err) = play_cli(
+        &[
+            "-m", "4", "-n", "3", "--south", "human", "--north", "greedy", "--no-db",
+        ],
+        "1\nquit\n",
+    );
+    assert!(ok, "{err}");
+    assert!(!out.contains("extra turn, South moves again"), "{out}");
+}
+
+/// At the start of Kalah(6,6), which the shipped ledger settles (+4, move 1) but whose other
+/// moves it only bounds: the hint is exact where the ledger is (move 1 and its value), and
+/// the perfect player plays move 1 at once, without a search.
+#[test]
+fn hints_and_the_perfect_player_are_exact_where_the_ledgers_are() {
+    use kalah::play::Thinking;
+    use std::sync::Arc;
+    let dir = fresh_dir("play-hint-ledger");
+    let out = play_in(&dir, &["-m", "6", "-n", "6", "--no-db"], "hint\nquit\n");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("1:+4") && text.contains("best: 1 (from the ledgers), certified"),
+        "{text}"
+    );
+    assert!(!text.contains("estimate"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let rules = Rules::Standard;
+    let book = kalah::book::Book::open(true, Some((6, rules, 72)), None).unwrap();
+    let res = Resources {
+        threads: 1,
+        tt_mib: 16,
+        book: Some(Arc::new(book)),
+        ..Resources::default()
+    };
+    let game = Game::new(GameRules {
+        houses: 6,
+        seeds: 6,
+        rules: PlayRules::Kalah(rules),
+        pie: false,
+    });
+    let mut perfect = PlayerSpec::Perfect
+        .make(6, 6, PlayRules::Kalah(rules), &res)
+        .unwrap();
+    let mut seen = Vec::new();
+    let action = perfect
+        .choose_watched(&game, &mut |t| {
+            if let Thinking::Solving { nodes, lower, .. } = t {
+                seen.push((*lower, *nodes));
+            }
+        })
+        .unwrap();
+    assert_eq!(action, Action::Sow(kalah::Move::new(1).unwrap()));
+    assert_eq!(seen, vec![(4, 0)]);
+    assert_eq!(perfect.nodes(), Some(0));
+}

@@ -143,7 +143,7 @@ fn all_moves_decides_the_best_moves_before_the_other_values() {
             // A budget no test runs over: each test after the value's is of a first move's
             // position itself.
             let config = Config {
-                budget: u64::MAX / 4,
+                budget: kalah::prove::fact::MAX_NODES,
                 all_moves: true,
                 ..Config::default()
             };
@@ -1509,4 +1509,55 @@ fn status_lists_the_leaves_of_the_next_test() {
         "prove", "--leaves", "3", "--ledger", l, "-m", "5", "-n", "3",
     ]);
     assert_eq!(code, Some(2), "{err}");
+}
+
+/// Files refused for what they are get one exit code, 2 (bad input), wherever they are named:
+/// a user's text file, a symbolic link, a FIFO or a directory as the checks file of
+/// `--certify` or `--check --all`, or as a ledger; the file is left as it is.
+#[test]
+fn like_refusals_of_input_files_have_one_exit_code() {
+    let dir = TempDir::new("prove", "refusals");
+    let ledger = dir.0.join("book.jsonl");
+    let l = ledger.to_str().unwrap();
+    let (code, _, err) = run_kalah(&[
+        "prove", "-m", "3", "-n", "2", "--no-db", "--book", "1", "--ledger", l,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let notes = dir.0.join("notes.txt");
+    std::fs::write(&notes, "precious notes\n").unwrap();
+    let mut refused: Vec<(&str, PathBuf)> = vec![("a text file", notes.clone())];
+    refused.push(("a directory", dir.0.clone()));
+    #[cfg(unix)]
+    {
+        let link = dir.0.join("link.checks.jsonl");
+        std::os::unix::fs::symlink(&notes, &link).unwrap();
+        refused.push(("a symbolic link", link));
+        let fifo = dir.0.join("fifo.checks.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        refused.push(("a FIFO", fifo));
+    }
+    for (what, path) in &refused {
+        let p = path.to_str().unwrap();
+        for args in [
+            vec!["prove", "--certify", l, "--by", "alphabeta", "--checks", p],
+            vec![
+                "prove",
+                "--check",
+                l,
+                "--all",
+                "--by",
+                "alphabeta",
+                "--checks",
+                p,
+            ],
+            vec!["prove", "--status", l, "--checks", p],
+            vec!["prove", "--status", p],
+        ] {
+            let (code, _, err) = run_kalah(&args);
+            assert_eq!(code, Some(2), "{what}: {args:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{what}: {args:?}: {err}");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious notes\n");
 }

@@ -354,24 +354,40 @@ fn bad_and_hostile_requests_get_400s_naming_the_field_and_the_server_lives() {
     // Still alive and right.
     let (status, got) = server.get("/api/v1/start?houses=2&seeds=2");
     assert_eq!((status, got["variant"].as_str()), (200, Some("Kalah(2,2)")));
+    // An absolute-form request line (as through a proxy) is answered as its path is, whatever
+    // the host it names; an unreadable one is a 400 with JSON, as above.
+    for target in [
+        "http://x/api/v1/start?houses=2&seeds=2",
+        "HTTP://127.0.0.1:9/api/v1/start?houses=2&seeds=2",
+        "https://[::1]/api/v1/start?houses=2&seeds=2",
+    ] {
+        let (status, got) = server.get(target);
+        assert_eq!(status, 200, "{target}: {got}");
+        assert_eq!(got["variant"], "Kalah(2,2)", "{target}: {got}");
+    }
+    assert_eq!(server.get("http://x/api/v2/nothing").0, 404);
+    let (status, got) = server.get("http://x/api/v1/position?position=<2,0,0,2,2,2,2>");
+    assert_eq!(status, 400, "{got}");
 }
 
 #[test]
 fn a_search_past_its_budget_is_a_422_and_frees_its_slot() {
-    let server = Server::start(&["--no-db", "--budget", "1.5"]);
+    // Kalah(6,3) without levels: a few seconds by the cost model (searched), more than the half
+    // second of the budget.
+    let server = Server::start(&["--no-db", "--budget", "0.5"]);
     let started = std::time::Instant::now();
-    let (status, got) = server.get("/api/v1/start?houses=6&seeds=6");
+    let (status, got) = server.get("/api/v1/start?houses=6&seeds=3");
     assert_eq!(status, 422, "{got}");
     assert_eq!(got["reason"], "budget");
-    assert_eq!(got["budget_ms"], 1500);
-    // The Kalah(6,6) campaign's ledger, built into kalah, bounds it: said with the 422.
-    let upper = got["ledger_bounds"]["upper"]
-        .as_i64()
-        .expect("bounds from the ledger");
-    assert!(upper < 72, "{got}");
+    assert_eq!(got["budget_ms"], 500);
+    assert!(
+        got["not_searched"]["how"]
+            .as_str()
+            .is_some_and(|how| how.contains("kalah serve --budget"))
+    );
     // The board comes with it, each move with where it leads and no value.
     let board = &got["board"];
-    assert_eq!(board["position"], "<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>");
+    assert_eq!(board["position"], "<6,0,0,3,3,3,3,3,3,3,3,3,3,3,3>");
     assert!(board["value"].is_null());
     let moves = board["moves"].as_array().expect("moves");
     assert_eq!(moves.len(), 6);
@@ -384,6 +400,56 @@ fn a_search_past_its_budget_is_a_422_and_frees_its_slot() {
     // The slot is free again, and a small search fits the budget.
     let (status, got) = server.get("/api/v1/start?houses=3&seeds=2");
     assert_eq!(status, 200, "{got}");
+}
+
+/// The start of Kalah(6,6): its value the shipped ledger settles (+4, proven and certified),
+/// each move's bounds where only bounds are known, and no search (the cost model puts it at
+/// days), the second time from the cache; empty-capture, which the ledger only bounds: a 422
+/// that says the search was not started, with the bounds.
+#[test]
+fn a_value_the_ledgers_settle_is_a_200_and_asked_again_is_not_searched_again() {
+    let server = Server::start(&["--no-db", "--budget", "1"]);
+    let (status, got) = server.get("/api/v1/start?houses=6&seeds=6");
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(
+        (&got["value"], &got["certified"]),
+        (&4.into(), &true.into())
+    );
+    assert_eq!(got["source"], "ledger");
+    assert_eq!(got["cached"], false);
+    assert_eq!(got["nodes"], 0);
+    assert_eq!(got["not_searched"]["reason"], "cost", "{got}");
+    let moves = got["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 6);
+    // Best first: move 1, proven +4 and certified.
+    assert_eq!(
+        (&moves[0]["house"], &moves[0]["value"]),
+        (&1.into(), &4.into())
+    );
+    assert_eq!(moves[0]["certified"], true);
+    for m in moves {
+        let (lower, upper) = (m["lower"].as_i64().unwrap(), m["upper"].as_i64().unwrap());
+        assert!(lower <= upper && upper <= 4, "{m}");
+        assert_eq!(m["value"].is_null(), lower < upper, "{m}");
+    }
+    let (status, again) = server.get("/api/v1/start?houses=6&seeds=6");
+    assert_eq!(status, 200);
+    assert_eq!(again["cached"], true);
+    assert_eq!(again["moves"], got["moves"]);
+
+    let (status, got) = server.get("/api/v1/start?houses=6&seeds=6&rules=empty-capture");
+    assert_eq!(status, 422, "{got}");
+    assert_eq!(got["reason"], "cost");
+    assert!(
+        got["not_searched"]["estimated_seconds"].as_u64() > Some(10),
+        "{got}"
+    );
+    // The Kalah(6,6) campaign's ledger, built into kalah, bounds it: said with the 422.
+    let upper = got["ledger_bounds"]["upper"]
+        .as_i64()
+        .expect("bounds from the ledger");
+    assert!(upper < 72, "{got}");
+    assert_eq!(got["board"]["moves"].as_array().map(Vec::len), Some(6));
 }
 
 #[test]

@@ -60,6 +60,20 @@ fn golden() -> Vec<Value> {
         .collect()
 }
 
+/// An answer without what says whether its value and each move's are certified (a search's
+/// never are; the recorded rows predate the field).
+fn uncertified(mut answer: Value) -> Value {
+    if let Some(map) = answer.as_object_mut() {
+        map.remove("certified");
+    }
+    for m in answer["moves"].as_array_mut().into_iter().flatten() {
+        if let Some(map) = m.as_object_mut() {
+            map.remove("certified");
+        }
+    }
+    answer
+}
+
 fn name(row: &Value) -> String {
     format!("{} {}", row["variant"], row["rules"])
 }
@@ -80,10 +94,20 @@ fn check(row: &Value) {
     } else {
         "--all-moves"
     };
+    // A search, as the script made it: not the opening books' answer.
     let args = [
-        "solve", "--houses", &houses, "--seeds", &seeds, "--rules", rules, mode, "--json",
+        "solve",
+        "--houses",
+        &houses,
+        "--seeds",
+        &seeds,
+        "--rules",
+        rules,
+        mode,
+        "--json",
+        "--no-book",
     ];
-    let now = json(&args);
+    let now = uncertified(json(&args));
     for field in [
         "variant", "rules", "position", "to_move", "value", "best", "moves", "pv",
     ] {
@@ -366,7 +390,7 @@ fn the_quick_big_starts_solve_as_recorded() {
             .split(' ')
             .skip(1)
             .collect();
-        let now = json(&args);
+        let now = uncertified(json(&args));
         for field in SAME_EVERY_WAY {
             assert_eq!(
                 now[field],

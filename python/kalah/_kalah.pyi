@@ -55,19 +55,39 @@ class Position:
         """South's final margin once the game is over, else ``None``."""
 
 class Solution:
-    """The exact value of a position, of each of its moves, and a perfect line."""
+    """What is known of a position, as ``kalah query --json`` says it: its value (or bounds on
+    it), each move's value (or bounds), a perfect line as far as it is known, where they came
+    from and whether they are certified (every ledger fact they rest on proven again by
+    another path; values from the levels or a search are exact but not certified)."""
 
-    value: int
+    value: Optional[int]
     """Final store difference for the side to move, stores included (South's margin once the
-    game is over)."""
-    moves: dict[int, int]
-    """Each legal move's value for the side to move."""
+    game is over); ``None`` where only its bounds are known (``Tablebase.analyze`` of a
+    position the ledgers bound)."""
+    lower: int
+    """The value's bounds (both ``value`` when it is known)."""
+    upper: int
+    certified: bool
+    """Whether the value rests on ledger facts each proven again by another path."""
+    moves: dict[int, Optional[int]]
+    """Each legal move's value for the side to move; ``None`` where only bounds are known."""
+    bounds: dict[int, tuple[int, int]]
+    """Each legal move's bounds ``(lower, upper)``."""
+    move_certified: dict[int, bool]
+    """Whether each legal move's bounds are certified."""
     best: list[int]
-    """The moves worth ``value``, lowest house first."""
+    """The moves proven worth ``value``, lowest house first."""
+    maybe_best: list[int]
+    """The moves whose bounds reach ``value`` without proving it."""
     pv: list[str]
-    """A perfect game to the end, one turn a string (``"3-6"``: 3, then 6 after the extra turn)."""
+    """A perfect game, one turn a string (``"3-6"``: 3, then 6 after the extra turn), as far as
+    it is known."""
+    pv_complete: bool
+    """Whether ``pv`` reaches the end of the game."""
     to_move: Optional[Side]
-    source: Literal["database", "ledger", "search"]
+    source: Literal["database", "ledger", "search", "end"]
+    not_searched: Optional[str]
+    """Why a search some move's value needed was not done or not finished, else ``None``."""
 
 def solve(
     position: Position,
@@ -78,19 +98,25 @@ def solve(
     time_limit: Optional[float] = None,
     tt_mb: Optional[int] = None,
     book: bool = True,
+    long: bool = False,
 ) -> Solution:
-    """Solves ``position`` exactly: its value, every move's value, a perfect line.
+    """Solves ``position``: what ``kalah query`` answers, from the levels, the opening books and
+    proof ledgers, then a search.
 
-    ``book``: answer at once (``source == "ledger"``) where the opening books prove every
-    move's value: the books built into kalah (Kalah(6,4) and (6,5), both rules) and the
-    checked ledgers of the database directory, as ``kalah query`` reads them; ``False``
-    searches instead. The perfect line then goes as far as the books and levels know it.
+    ``book``: read the books and ledgers built into kalah (Kalah(6,4) and (6,5), both rules,
+    and the campaigns of Kalah(6,5) and (6,6)) and the checked ledgers of the database
+    directory, as ``kalah query`` reads them (``source == "ledger"``); ``False`` searches
+    instead. Where they prove the value but not every move's, the answer gives the other moves'
+    bounds (``value`` exact, some ``moves`` ``None``; ``not_searched`` says why).
 
     ``db``: ``None`` uses the database home's levels for this board if it has any, a path
     those of that directory (an error if it has none), ``False`` none. ``threads``: all cores by
-    default. ``time_limit`` (seconds): past it ``TimeoutError`` is raised, never a guess.
-    Ctrl-C raises ``KeyboardInterrupt``. A damaged level raises ``DatabaseError``. ``rules``:
-    solve the same board under these rules instead of the position's own."""
+    default. ``time_limit`` (seconds, counted from the call): the search stops there, and
+    without the value ``TimeoutError`` is raised, never a guess. Without a time limit, a search
+    the cost model puts past an hour is not started (``TimeoutError`` unless the ledgers know
+    the value) unless ``long``. Ctrl-C raises ``KeyboardInterrupt``. A damaged level raises
+    ``DatabaseError``. ``rules``: solve the same board under these rules instead of the
+    position's own."""
 
 class Tablebase:
     """The endgame databases of a directory (the database home by default), opened per board
@@ -104,11 +130,12 @@ class Tablebase:
     def value(self, position: Position) -> Optional[int]:
         """The exact value for the side to move, stores included; ``None`` above the top level."""
     def analyze(self, position: Position, *, book: bool = True) -> Optional[Solution]:
-        """The value, every move's value and a perfect line: from the levels (``source``
-        ``"database"``), else from the opening books (``"ledger"``: the shipped ones and the
-        checked ledgers of the directory, as ``solve`` reads them; ``book=False`` reads none);
-        ``None`` where neither knows them. A board size the directory has no levels for is a
-        ``DatabaseError`` unless the books answer."""
+        """What the levels (``source`` ``"database"``), else the opening books and ledgers
+        (``"ledger"``: the shipped ones and the checked ledgers of the directory, as ``solve``
+        reads them; ``book=False`` reads none) know of ``position``, with no search: its value
+        or only its bounds (``value`` ``None``), each move's; ``None`` where neither knows
+        anything. A board size the directory has no levels for is a ``DatabaseError`` unless
+        the books know something."""
     def values(self, boards: npt.ArrayLike, rules: Rules = "standard") -> npt.NDArray[np.int32]:
         """The values of many boards at once, in parallel and without the GIL.
 

@@ -109,7 +109,7 @@ class KalahEnv(AECEnv):
         s = None
         if self._tablebase is not None:
             s = self._tablebase.analyze(p)
-        if s is None and self._budget > 0:
+        if (s is None or s.value is None) and self._budget > 0:
             try:
                 s = solve(p, db=self._db if self._tablebase is not None else False,
                           time_limit=self._budget, threads=1)
@@ -117,7 +117,9 @@ class KalahEnv(AECEnv):
                 s = None
         if s is None:
             return {"value": None, "move_values": {}}
-        return {"value": s.value, "move_values": {h - 1: v for h, v in s.moves.items()}}
+        # The moves whose value is known (the ledgers may know some of them only by bounds).
+        moves = {h - 1: v for h, v in s.moves.items() if v is not None}
+        return {"value": s.value, "move_values": moves}
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         self.agents = list(self.possible_agents)

@@ -19,10 +19,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
+use kalah::answer::{
+    Answer, AnswerError, Budget, NotDone, SearchWork, Searcher, Sources, Want, answer, look_up,
+};
 use kalah::db::{DbError, Tablebase as Levels};
 use kalah::{
-    Analysis, AnyPosition, Board, Move, Narrow, Rules, Setup, Side, SolveError, Solver,
-    SolverConfig, with_position,
+    AnyPosition, Board, Move, Narrow, Rules, Setup, Side, SolveError, Solver, SolverConfig,
+    with_position,
 };
 
 create_exception!(
@@ -353,53 +356,98 @@ impl Position {
     }
 }
 
-/// The exact value of a position and of each of its moves, with a perfect line.
+/// What is known of a position: its value (or bounds on it), each move's value (or bounds),
+/// a perfect line as far as it is known, where they came from and whether they are certified:
+/// what `kalah query --json` says of it ([`kalah::answer`]).
 #[pyclass(frozen, module = "kalah", get_all)]
 struct Solution {
     /// Final store difference for the side to move, stores included, under perfect play (once
-    /// the game is over: South's margin).
-    value: i32,
-    /// Each legal move's value for the side to move: `{house: value}`.
+    /// the game is over: South's margin); `None` where only its bounds are known.
+    value: Option<i32>,
+    /// The value's bounds (equal to `value` when it is known).
+    lower: i32,
+    /// The value's bounds.
+    upper: i32,
+    /// Whether the value rests on ledger facts each proven again by another path.
+    certified: bool,
+    /// Each legal move's value for the side to move (`None` where only bounds are known):
+    /// `{house: value}`.
     moves: Py<PyDict>,
-    /// The moves worth `value`, lowest house first.
+    /// Each legal move's bounds: `{house: (lower, upper)}`.
+    bounds: Py<PyDict>,
+    /// Whether each legal move's bounds are certified: `{house: bool}`.
+    move_certified: Py<PyDict>,
+    /// The moves proven worth `value`, lowest house first.
     best: Vec<usize>,
-    /// A perfect game to the end, one turn a string (`"3-6"`: sow 3, then 6 after the extra
-    /// turn), the side to move first.
+    /// The moves that may be worth `value` too (their bounds reach it).
+    maybe_best: Vec<usize>,
+    /// A perfect game, one turn a string (`"3-6"`: sow 3, then 6 after the extra turn), the
+    /// side to move first, as far as it is known.
     pv: Vec<String>,
+    /// Whether `pv` reaches the end of the game.
+    pv_complete: bool,
     /// `'south'`, `'north'` or `None`.
     to_move: Option<&'static str>,
-    /// Where the value came from: `'database'` or `'search'`.
+    /// Where the value came from: `'database'`, `'ledger'`, `'search'` or `'end'`.
     source: &'static str,
+    /// Why a search was not done (or did not finish), if it was needed: `None` otherwise.
+    not_searched: Option<String>,
 }
 
 #[pymethods]
 impl Solution {
     fn __repr__(&self, py: Python<'_>) -> String {
+        let value = match self.value {
+            Some(v) => v.to_string(),
+            None => format!("None, lower={}, upper={}", self.lower, self.upper),
+        };
         format!(
-            "Solution(value={}, moves={}, best={:?}, pv={:?})",
-            self.value,
+            "Solution(value={value}, moves={}, best={:?}, pv={:?}, certified={})",
             self.moves
                 .bind(py)
                 .repr()
                 .map_or_else(|_| "?".into(), |r| r.to_string()),
             self.best,
-            self.pv
+            self.pv,
+            if self.certified { "True" } else { "False" }
         )
     }
 }
 
-fn solution(py: Python<'_>, a: &Analysis, source: &'static str) -> PyResult<Solution> {
-    let moves = PyDict::new(py);
+fn solution(py: Python<'_>, a: &Answer) -> PyResult<Solution> {
+    let (moves, bounds, certified) = (PyDict::new(py), PyDict::new(py), PyDict::new(py));
     for m in &a.moves {
-        moves.set_item(m.mv.house(), m.value)?;
+        let house = m.mv.house();
+        moves.set_item(house, m.value())?;
+        bounds.set_item(house, (m.bounds.lower, m.bounds.upper))?;
+        certified.set_item(house, m.certified)?;
     }
+    let why = a.not_done.map(|n| match n {
+        NotDone::Cost { cost, .. } => format!(
+            "the cost model puts the search at about {:.0} s on {} threads ({:.3e} nodes): not \
+             started (long=True, or a time_limit, starts it)",
+            cost.seconds, cost.threads, cost.nodes
+        ),
+        NotDone::OutOfTime => "the time limit passed before every value was proven".to_owned(),
+        NotDone::Cancelled => "the search was cancelled".to_owned(),
+        NotDone::Seeds { seeds, limit } => format!("{seeds} seeds, more than searched ({limit})"),
+        NotDone::NoSearch => "no search (Tablebase.analyze reads the levels and books only)".into(),
+    });
     Ok(Solution {
-        value: a.value,
+        value: a.exact(),
+        lower: a.value.lower,
+        upper: a.value.upper,
+        certified: a.certified,
         moves: moves.unbind(),
-        best: a.best.iter().map(|m| m.house()).collect(),
+        bounds: bounds.unbind(),
+        move_certified: certified.unbind(),
+        best: a.best().iter().map(|m| m.house()).collect(),
+        maybe_best: a.maybe_best().iter().map(|m| m.house()).collect(),
         pv: a.pv.iter().map(|t| t.to_string()).collect(),
+        pv_complete: a.pv_complete,
         to_move: side_name(a.to_move),
-        source,
+        source: a.source.as_str(),
+        not_searched: why,
     })
 }
 
@@ -454,9 +502,12 @@ fn open_levels(
     }
 }
 
-/// Solves `position` exactly (see the stub for the arguments).
+/// Solves `position` exactly (see the stub for the arguments): the answer of
+/// [`kalah::answer`] from the levels, the opening books and ledgers, then a search (within
+/// `time_limit`; without one, not started where the cost model puts it past an hour, unless
+/// `long`).
 #[pyfunction]
-#[pyo3(signature = (position, *, rules = None, threads = None, db = None, time_limit = None, tt_mb = None, book = true))]
+#[pyo3(signature = (position, *, rules = None, threads = None, db = None, time_limit = None, tt_mb = None, book = true, long = false))]
 #[allow(clippy::too_many_arguments)]
 fn solve(
     py: Python<'_>,
@@ -467,7 +518,10 @@ fn solve(
     time_limit: Option<f64>,
     tt_mb: Option<usize>,
     book: bool,
+    long: bool,
 ) -> PyResult<Solution> {
+    // The time limit counts from the call: opening the levels and making the table too.
+    let called = Instant::now();
     let given = db.is_some_and(|x| !x.is_instance_of::<pyo3::types::PyBool>());
     let dir = db_dir(db)?;
     // The same board under other rules, if asked.
@@ -477,10 +531,6 @@ fn solve(
     };
     let (houses, rules, seeds) =
         with_position!(p, q => (q.houses_per_side(), q.rules(), q.seeds_on_board()));
-    let levels = match &dir {
-        Some(d) => open_levels(d, houses, rules, given)?,
-        None => None,
-    };
     if let Some(t) = time_limit {
         if !(t.is_finite() && t > 0.0 && t <= 1e7) {
             return Err(PyValueError::new_err(format!(
@@ -494,30 +544,25 @@ fn solve(
     if threads == 0 || threads > 1024 {
         return Err(PyValueError::new_err("threads must be 1 to 1024"));
     }
-    // Answered by the levels at once when they hold it.
-    if let Some(levels) = &levels {
-        if let Some(a) = with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
-            return solution(py, &a, "database");
+    let levels = match &dir {
+        Some(d) => open_levels(d, houses, rules, given)?,
+        None => None,
+    };
+    // The shipped books and ledgers, and the checked ledgers of the directory (as `kalah
+    // query` reads them).
+    let books = match book {
+        true => {
+            let game = with_position!(p, q => kalah::book::game_of(&q));
+            Some(
+                kalah::book::Book::open(true, Some(game), dir.as_deref()).map_err(|e| {
+                    PyValueError::new_err(format!(
+                        "cannot read the opening books: {e} (book=False searches without them)"
+                    ))
+                })?,
+            )
         }
-    }
-    // Or by the opening books: the shipped ones, and the checked ledgers of the directory
-    // (as `kalah query` reads them).
-    if book {
-        let game = with_position!(p, q => kalah::book::game_of(&q));
-        let books = kalah::book::Book::open(true, Some(game), dir.as_deref()).map_err(|e| {
-            PyValueError::new_err(format!(
-                "cannot read the opening books: {e} (book=False searches without them)"
-            ))
-        })?;
-        let found = with_position!(p, q => books.analyze(&q, levels.as_deref())).map_err(|e| {
-            PyValueError::new_err(format!(
-                "cannot answer from the opening books: {e} (book=False searches without them)"
-            ))
-        })?;
-        if let Some(found) = found {
-            return solution(py, &found.analysis, "ledger");
-        }
-    }
+        false => None,
+    };
     let config = SolverConfig {
         threads,
         tt_mib: tt_mb.unwrap_or_else(|| {
@@ -526,25 +571,34 @@ fn solve(
         }),
         ..SolverConfig::default()
     };
+    let deadline = time_limit.map(|t| called + Duration::from_secs_f64(t));
+    let budget = Budget {
+        // A time limit bounds the search itself; without one, `long` starts any.
+        model_seconds: (time_limit.is_none() && !long).then_some(LONG_SECONDS),
+        deadline,
+        max_seeds: None,
+    };
     // The solver (its table: gigabytes for a large board, seconds to allocate) is made on the
-    // work's thread, so that Ctrl-C is seen while it is made; a cancel before it exists is
-    // kept in `stop` and heeded as soon as it does.
+    // work's thread, only if a search is needed, so that Ctrl-C is seen while it is made; a
+    // cancel before it exists is kept in `stop` and heeded as soon as it does.
     let stop = AtomicBool::new(false);
     let made: std::sync::OnceLock<Solver> = std::sync::OnceLock::new();
-    let deadline = time_limit.map(|t| Instant::now() + Duration::from_secs_f64(t));
     let result = interruptible(
         py,
-        || -> Result<kalah::Analysis, SolveError> {
-            let mut solver = Solver::new(houses, rules, config)?;
-            if let Some(levels) = levels {
-                solver = solver.with_tablebase(levels)?;
-            }
-            solver.set_deadline(deadline);
-            let solver = made.get_or_init(|| solver);
-            if stop.load(Ordering::SeqCst) {
-                solver.cancel();
-            }
-            with_position!(p, q => solver.analyze(&q, true, &mut |_| {}))
+        || {
+            let sources = Sources {
+                levels: levels.as_deref(),
+                ledgers: books.as_ref(),
+            };
+            let mut search = PySearch {
+                config,
+                levels: levels.clone(),
+                houses,
+                rules,
+                made: &made,
+                stop: &stop,
+            };
+            with_position!(p, q => answer(&q, &sources, Want::EveryMove, &budget, Some(&mut search)))
         },
         &|| {
             stop.store(true, Ordering::SeqCst);
@@ -554,8 +608,74 @@ fn solve(
         },
         &mut |_| Ok(()),
     )?;
-    let a = result.map_err(solve_error)?;
-    solution(py, &a, "search")
+    let a = result.map_err(answer_error)?;
+    if a.exact().is_none() {
+        // Never a guess: the time limit passed, or the search was not started.
+        return Err(match a.not_done {
+            Some(NotDone::Cost { cost, .. }) => PyTimeoutError::new_err(format!(
+                "this search would take about {:.0} s on {} threads by the cost model (a rough \
+                 model, off by ten either way): not started (long=True, or a time_limit, starts \
+                 it; the value is in [{}, {}])",
+                cost.seconds, cost.threads, a.value.lower, a.value.upper
+            )),
+            _ => PyTimeoutError::new_err(format!(
+                "the time limit passed before the value was proven (no value is guessed; it is \
+                 in [{}, {}])",
+                a.value.lower, a.value.upper
+            )),
+        });
+    }
+    solution(py, &a)
+}
+
+/// The search past which `solve` without a time limit does not start one (unless `long`), by
+/// the cost model: an hour, as `kalah query`.
+const LONG_SECONDS: f64 = 3600.0;
+
+/// The search of `solve`: its solver made on the work's thread when first needed.
+struct PySearch<'a> {
+    config: SolverConfig,
+    levels: Option<Arc<Levels>>,
+    houses: usize,
+    rules: Rules,
+    made: &'a std::sync::OnceLock<Solver>,
+    stop: &'a AtomicBool,
+}
+
+impl Searcher for PySearch<'_> {
+    type Error = SolveError;
+
+    fn config(&self) -> SolverConfig {
+        self.config
+    }
+
+    fn levels_top(&self) -> Option<u32> {
+        self.levels.as_ref().map(|l| l.max_level())
+    }
+
+    fn search(&mut self, _known: &Answer, work: &mut SearchWork<'_>) -> Result<(), SolveError> {
+        let mut solver = Solver::new(self.houses, self.rules, self.config)?;
+        if let Some(levels) = self.levels.clone() {
+            solver = solver.with_tablebase(levels)?;
+        }
+        let solver = self.made.get_or_init(|| solver);
+        if self.stop.load(Ordering::SeqCst) {
+            solver.cancel();
+        }
+        work(solver, &mut |_| {});
+        Ok(())
+    }
+}
+
+/// An answer's failure as a Python exception.
+fn answer_error(e: AnswerError<SolveError>) -> PyErr {
+    match e {
+        AnswerError::Levels(e) => db_error(e),
+        AnswerError::Ledgers(e) => PyValueError::new_err(format!(
+            "cannot answer from the opening books: {e} (book=False searches without them)"
+        )),
+        AnswerError::Search(e) | AnswerError::Searcher(e) => solve_error(e),
+    }
 }
 
 /// The levels of each board size and rule set, opened on first use (`None`: the directory has
@@ -655,8 +775,9 @@ impl Tablebase {
         })
     }
 
-    /// The value, every move's value and a perfect line from the levels, else from the
-    /// opening books (unless `book` is false); `None` where neither knows them.
+    /// What the levels, else the opening books and ledgers (unless `book` is false) know of
+    /// `position` ([`kalah::answer`], no search): its value or bounds, every move's; `None`
+    /// where neither knows anything.
     #[pyo3(signature = (position, *, book = true))]
     fn analyze(
         &self,
@@ -667,27 +788,28 @@ impl Tablebase {
         let p = position.inner;
         let (houses, rules) = with_position!(p, q => (q.houses_per_side(), q.rules()));
         let levels = self.levels(houses, rules);
-        if let Ok(levels) = &levels {
-            if let Some(a) = with_position!(p, q => levels.analyze(&q)).map_err(db_error)? {
-                return Ok(Some(solution(py, &a, "database")?));
-            }
+        let books = match book {
+            true => Some(self.books(with_position!(p, q => kalah::book::game_of(&q)))?),
+            false => None,
+        };
+        let sources = Sources {
+            levels: levels.as_ref().ok().map(|l| &**l),
+            ledgers: books.as_deref(),
+        };
+        let a = with_position!(p, q => look_up(&q, &sources, Want::EveryMove)).map_err(
+            |e| match e {
+                AnswerError::Levels(e) => db_error(e),
+                other => {
+                    PyValueError::new_err(format!("{other} (book=False reads the levels alone)"))
+                }
+            },
+        )?;
+        if a.source == kalah::answer::Source::Seeds {
+            // Nothing known: no levels for this board is an error, as before.
+            levels?;
+            return Ok(None);
         }
-        if book {
-            let books = self.books(with_position!(p, q => kalah::book::game_of(&q)))?;
-            let db = levels.as_ref().ok().map(|l| &**l);
-            let found = with_position!(p, q => books.analyze(&q, db)).map_err(|e| {
-                PyValueError::new_err(format!(
-                    "cannot answer from the opening books: {e} (book=False reads the levels \
-                     alone)"
-                ))
-            })?;
-            if let Some(found) = found {
-                return Ok(Some(solution(py, &found.analysis, "ledger")?));
-            }
-        }
-        // Neither knows it: no levels for this board is an error, as before.
-        levels?;
-        Ok(None)
+        Ok(Some(solution(py, &a)?))
     }
 
     /// The values of many boards at once (see the stub): an (N, 2m+2) array of unsigned

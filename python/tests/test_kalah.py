@@ -123,8 +123,16 @@ def test_solve_agrees_with_the_binary():
 
 
 def test_a_time_limit_raises_never_guesses():
+    # Empty-capture Kalah(6,6): the shipped ledger only bounds it. Without the books, standard
+    # Kalah(6,6) is days of search too.
     with pytest.raises(TimeoutError):
-        kalah.solve(kalah.Position.start(6, 6), db=False, time_limit=0.2, threads=1)
+        kalah.solve(kalah.Position.start(6, 6, "empty-capture"), db=False, time_limit=0.2, threads=1)
+    with pytest.raises(TimeoutError):
+        kalah.solve(kalah.Position.start(6, 6), db=False, time_limit=0.2, threads=1, book=False)
+    # Without a time limit, a search the cost model puts at days is not started (long=True
+    # starts it): said at once, never a guess.
+    with pytest.raises(TimeoutError, match="cost model"):
+        kalah.solve(kalah.Position.start(6, 6), db=False, book=False)
 
 
 def test_the_tablebase_agrees_with_the_search(db4):
@@ -292,7 +300,7 @@ def test_ctrl_c_interrupts_a_long_solve():
         "print('ready', flush=True)\n"
         "t = time.monotonic()\n"
         "try:\n"
-        "    kalah.solve(kalah.Position.start(6, 6), db=False, threads=1)\n"
+        "    kalah.solve(kalah.Position.start(6, 6), db=False, threads=1, book=False, long=True)\n"
         "except KeyboardInterrupt:\n"
         "    print('interrupted', round(time.monotonic() - t, 1), flush=True)\n"
     )
@@ -377,3 +385,39 @@ def test_the_tablebase_answers_from_the_books_above_its_levels(db6, tmp_path):
     e.reset(seed=1)
     info = e.last()[4]
     assert info["value"] == 8 and info["move_values"] == {h - 1: v for h, v in s.moves.items()}
+
+
+def query_json(position, rules="standard"):
+    """`kalah query POSITION --json`, a fresh database home (none), as the binary answers it."""
+    out = subprocess.run(
+        [kalah_bin(), "query", position, "--rules", rules, "--json", "--no-db"],
+        capture_output=True, text=True,
+    )
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("literal", ["<6,0,0,6,6,6,6,6,6,6,6,6,6,6,6>", "<6,1,0,0,7,7,7,7,7,6,6,6,6,6,6>"])
+def test_solve_returns_what_query_returns_ledgers_included(literal, tmp_path):
+    # Kalah(6,6) from the shipped ledger alone: +4, proven and certified, the moves it only
+    # bounds given as bounds; the same as `kalah query`, whatever the time limit.
+    want = query_json(literal)
+    position = kalah.Position(literal)
+    for got in [kalah.solve(position, db=False, threads=1),
+                kalah.solve(position, db=False, threads=1, time_limit=0.5)]:
+        assert got.source == want["source"] == "ledger"
+        assert (got.value, got.lower, got.upper) == (want["value"], want["lower"], want["upper"]) == (4, 4, 4)
+        assert got.certified is want["certified"] is True
+        assert got.best == want["best"] and got.maybe_best == want["maybe_best"]
+        for m in want["moves"]:
+            assert got.moves[m["house"]] == m["value"], m
+            assert got.bounds[m["house"]] == (m["lower"], m["upper"]), m
+            assert got.move_certified[m["house"]] == m["certified"], m
+        assert got.pv == want["pv"] and got.pv_complete == want["pv_complete"]
+        assert got.not_searched
+    # The tablebase of a directory with no 6-house levels reaches the ledger too.
+    s = kalah.Tablebase(str(tmp_path)).analyze(position)
+    assert (s.value, s.certified, s.source) == (4, True, "ledger")
+    # Empty-capture: the ledger only bounds its start; analyze says so, with no value.
+    start = kalah.Position.start(6, 6, "empty-capture")
+    s = kalah.Tablebase(str(tmp_path)).analyze(start)
+    assert s.value is None and s.lower < s.upper

@@ -62,10 +62,10 @@ fn set_on_interrupt<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     done: &'scope std::sync::atomic::AtomicBool,
     cancel: &'scope std::sync::atomic::AtomicBool,
-) {
+) -> Result<(), CliError> {
     super::cancel_on_interrupt(scope, done, move || {
         cancel.store(true, std::sync::atomic::Ordering::Relaxed)
-    });
+    })
 }
 
 /// The error of a command that writes in a database directory: another writer there (the
@@ -80,21 +80,31 @@ fn writer_error(what: &str, e: DbError) -> CliError {
 
 /// The (houses, rules) of the databases with a level 0 in `dir`.
 fn databases_in(dir: &Path) -> Result<Vec<(usize, Rules)>, CliError> {
+    let found = databases_or_none_in(dir)?;
+    if found.is_empty() {
+        return Err(no_database(dir, ""));
+    }
+    Ok(found)
+}
+
+/// The databases in `dir` (houses and rules), perhaps none.
+fn databases_or_none_in(dir: &Path) -> Result<Vec<(usize, Rules)>, CliError> {
     let files = kalah::db::tablebase::level_files(dir)
         .map_err(|e| CliError::failure(format!("cannot read {e}")))?;
     // The listing is sorted by houses, rules and level: level 0 once a database.
-    let found: Vec<(usize, Rules)> = files
+    Ok(files
         .iter()
         .filter(|f| f.level == 0 && (1..=MAX_DB_HOUSES).contains(&f.houses))
         .map(|f| (f.houses, f.rules))
-        .collect();
-    if found.is_empty() {
-        return Err(CliError::failure(format!(
-            "no database in {} (no kalah-<houses>-<rules>-000.kdb file)",
-            dir.display()
-        )));
-    }
-    Ok(found)
+        .collect())
+}
+
+/// The error of a directory with no database (`also`: what else it lacks, if anything).
+fn no_database(dir: &Path, also: &str) -> CliError {
+    CliError::failure(format!(
+        "no database{also} in {} (no kalah-<houses>-<rules>-000.kdb file)",
+        dir.display()
+    ))
 }
 
 fn open_base(

@@ -1,15 +1,18 @@
-//! `hint` in `kalah play`: the exact value of every legal move when the position is small
-//! enough (or in the databases, or the opening books), the anytime engine's estimate
-//! otherwise.
+//! `hint` in `kalah play`: the exact value of every legal move where the databases, the
+//! opening books and ledgers or a quick search know it ([`kalah::answer`]), what the ledgers
+//! prove where they know bounds only, the anytime engine's estimate otherwise.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use kalah::answer::{
+    Answer, Budget, NotDone, SearchWork, Searcher, Source, Sources, Want, answer, look_up,
+};
 use kalah::db::Tablebase;
 use kalah::play::anytime::{Engine, EngineConfig};
 use kalah::play::{Action, Game};
-use kalah::{AnyPosition, Solver, SolverConfig, with_position};
+use kalah::{AnyPosition, Lanes, Position, Solver, SolverConfig, with_position};
 
 use super::human::human_count;
 use super::progress::Indicator;
@@ -70,74 +73,76 @@ impl Hints {
         let Ok(pos) = AnyPosition::from_setup(&state.to_setup(), rules) else {
             return "no hint for this position".into();
         };
-        if let Some(db) = &self.db {
-            match with_position!(pos, p => db.analyze(&p)) {
-                Ok(Some(a)) => return describe(&a),
-                Ok(None) => {}
-                // A damaged database: say so, never guess.
-                Err(e) => return format!("no hint: {e}"),
-            }
+        with_position!(pos, p => self.hint_at(&p, game))
+    }
+
+    /// The hint at `p`, the position of `game` ([`kalah::answer`]): exact where the levels,
+    /// the opening books and ledgers or a search within --hint-seeds know it, the ledgers'
+    /// bounds where they know only those, the engine's estimate beside them where no best move
+    /// is proven.
+    fn hint_at<L: Lanes>(&mut self, p: &Position<L>, game: &Game) -> String {
+        let want = Want::EveryMove;
+        let levels = self.db.clone();
+        let levels = levels.as_deref();
+        // The levels first, before the books are read: a board they hold never waits for them.
+        match look_up(
+            p,
+            &Sources {
+                levels,
+                ledgers: None,
+            },
+            want,
+        ) {
+            Ok(a) if matches!(a.source, Source::Levels | Source::End) => return describe(p, &a),
+            Ok(_) => {}
+            // A damaged database: say so, never guess.
+            Err(e) => return format!("no hint: {e}"),
         }
-        // The opening books answer at once where they prove every move's value.
         if self.book.is_none() {
-            let game = with_position!(pos, p => kalah::book::game_of(&p));
+            let game = kalah::book::game_of(p);
             let dir = self.db.as_ref().map(|d| d.dir().to_path_buf());
             match kalah::book::Book::open(true, Some(game), dir.as_deref()) {
                 Ok(book) => self.book = Some(Arc::new(book)),
                 Err(e) => return format!("no hint: cannot read the opening books: {e}"),
             }
         }
-        let book = self.book.as_ref().expect("just read");
-        match with_position!(pos, p => book.analyze(&p, self.db.as_deref())) {
-            Ok(Some(found)) => {
-                return format!("{} (from the opening books)", describe(&found.analysis));
-            }
-            Ok(None) => {}
+        let book = self.book.clone().expect("just read");
+        let sources = Sources {
+            levels,
+            ledgers: Some(&book),
+        };
+        let budget = Budget {
+            max_seeds: Some(self.limit),
+            ..Budget::default()
+        };
+        let mut search = HintSearch {
+            solver: &mut self.solver,
+            db: self.db.clone(),
+            threads: self.threads,
+            houses: p.houses_per_side(),
+            rules: p.rules(),
+            seeds: p.seeds_on_board(),
+        };
+        let answer = match answer(p, &sources, want, &budget, Some(&mut search)) {
+            Ok(a) => a,
             Err(e) => return format!("no hint: {e}"),
+        };
+        if answer.answers(want) {
+            return describe(p, &answer);
         }
-        let seeds = state.seeds_on_board();
-        if seeds > self.limit {
-            let why = format!(
-                "{seeds} seeds on the board, more than an exact hint solves quickly ({}; see \
-                 --hint-seeds and --db)",
-                self.limit
-            );
-            return self.estimate(game, &why);
-        }
-        if self.solver.is_none() {
-            // The search probes the databases too, for the positions above them.
-            let db = self.db.clone().filter(|d| d.rules() == rules);
-            let config = SolverConfig {
-                threads: self.threads,
-                tt_mib: kalah::search::auto_table_mib(
-                    state.houses(kalah::Side::South).len(),
-                    seeds,
-                    db.as_ref().map(|d| d.max_level()),
-                    rules,
-                ),
-                ..SolverConfig::default()
-            };
-            let solver =
-                Solver::new(state.houses_per_side(), rules, config).and_then(|s| match db {
-                    Some(db) => s.with_tablebase(db),
-                    None => Ok(s),
-                });
-            match solver {
-                Ok(s) => self.solver = Some(s),
-                Err(e) => return format!("no hint: {e}"),
-            }
-        }
-        let solver = self.solver.as_ref().expect("just made");
-        let indicator = Indicator::spinner("solving for a hint", "");
-        // The steps come from the position and from each move's (bounds seen from either
-        // side): only the work done is shown.
-        let mut on_step =
-            |s: &kalah::Progress| indicator.set_message(format!("{} nodes", human_count(s.nodes)));
-        let analysis = with_position!(pos, p => solver.analyze(&p, true, &mut on_step));
-        indicator.finish();
-        match analysis {
-            Ok(a) => describe(&a),
-            Err(e) => format!("no hint: {e}"),
+        let why = match answer.not_done {
+            Some(NotDone::Seeds { seeds, limit }) => format!(
+                "{seeds} seeds on the board, more than an exact hint solves quickly ({limit}; see \
+                 --hint-seeds and --db)"
+            ),
+            _ => "the search did not finish".to_owned(),
+        };
+        let known = answer.moves.iter().any(|m| m.source != Source::Seeds);
+        match (known, answer.best().is_empty()) {
+            // The ledgers prove a best move: that is the hint.
+            (true, false) => describe(p, &answer),
+            (true, true) => format!("{}\n{}", describe(p, &answer), self.estimate(game, &why)),
+            (false, _) => self.estimate(game, &why),
         }
     }
 
@@ -185,16 +190,117 @@ impl Hints {
 /// The table of the engine that makes estimates, in MiB (as `engine:TIME` players have).
 const ESTIMATE_TABLE_MIB: usize = 64;
 
-fn describe(a: &kalah::Analysis) -> String {
+/// A hint from an answer, for the side to move: every move's exact value where it is known
+/// (`exact values (...): 1:-6  2:+6 ...; best: 2`), else what the ledgers prove of each
+/// (`>=+2`, `<=+4`, `-6..+4`), with the best moves proven and where it came from.
+fn describe<L: Lanes>(p: &Position<L>, a: &Answer) -> String {
     let values: Vec<String> = a
         .moves
         .iter()
-        .map(|m| format!("{}:{:+}", m.mv, m.value))
+        .map(|m| format!("{}:{}", m.mv, short_bounds(p, m)))
         .collect();
-    let best: Vec<String> = a.best.iter().map(|m| m.to_string()).collect();
-    format!(
-        "exact values (final margin for you, stores included): {}; best: {}",
+    let best: Vec<String> = a.best().iter().map(|m| m.to_string()).collect();
+    let exact = a.every_move_exact();
+    let what = if exact {
+        "exact values"
+    } else {
+        "what the ledgers prove"
+    };
+    let mut text = format!(
+        "{what} (final margin for you, stores included): {}; best: {}",
         values.join("  "),
-        best.join(" ")
-    )
+        if best.is_empty() {
+            "not proven yet".to_owned()
+        } else {
+            best.join(" ")
+        }
+    );
+    if a.source == Source::Ledger {
+        text += if exact {
+            " (from the opening books)"
+        } else {
+            " (from the ledgers)"
+        };
+        text += if a.certified {
+            ", certified"
+        } else {
+            ", not certified"
+        };
+    }
+    text
+}
+
+/// A move's bounds in a few characters: `+4`, `>=+2`, `<=+4`, `-6..+4`.
+fn short_bounds<L: Lanes>(p: &Position<L>, m: &kalah::answer::MoveAnswer) -> String {
+    let b = m.bounds;
+    if b.is_exact() {
+        return format!("{:+}", b.lower);
+    }
+    let widest = kalah::book::after_move(p, m.mv, kalah::book::value_range);
+    match (b.lower > widest.lower, b.upper < widest.upper) {
+        (true, false) => format!(">={:+}", b.lower),
+        (false, true) => format!("<={:+}", b.upper),
+        (true, true) => format!("{:+}..{:+}", b.lower, b.upper),
+        (false, false) => "?".to_owned(),
+    }
+}
+
+/// The hints' search: one solver for the whole game (its table stays warm), made at the first
+/// hint searched, its progress on a spinner.
+struct HintSearch<'a> {
+    solver: &'a mut Option<Solver>,
+    db: Option<Arc<Tablebase>>,
+    threads: usize,
+    houses: usize,
+    rules: kalah::Rules,
+    seeds: u32,
+}
+
+impl Searcher for HintSearch<'_> {
+    type Error = String;
+
+    fn config(&self) -> SolverConfig {
+        match self.solver.as_ref() {
+            Some(s) => *s.config(),
+            None => SolverConfig {
+                threads: self.threads,
+                tt_mib: kalah::search::auto_table_mib(
+                    self.houses,
+                    self.seeds,
+                    self.levels_top(),
+                    self.rules,
+                ),
+                ..SolverConfig::default()
+            },
+        }
+    }
+
+    fn levels_top(&self) -> Option<u32> {
+        self.db
+            .as_ref()
+            .filter(|d| d.rules() == self.rules)
+            .map(|d| d.max_level())
+    }
+
+    fn search(&mut self, _known: &Answer, work: &mut SearchWork<'_>) -> Result<(), String> {
+        if self.solver.is_none() {
+            // The search probes the databases too, for the positions above them.
+            let db = self.db.clone().filter(|d| d.rules() == self.rules);
+            let solver =
+                Solver::new(self.houses, self.rules, self.config()).and_then(|s| match db {
+                    Some(db) => s.with_tablebase(db),
+                    None => Ok(s),
+                });
+            *self.solver = Some(solver.map_err(|e| e.to_string())?);
+        }
+        let solver = self.solver.as_ref().expect("just made");
+        let indicator = Indicator::spinner("solving for a hint", "");
+        // The steps come from the position and from each move's (bounds seen from either
+        // side): only the work done is shown.
+        let mut on_step =
+            |s: &kalah::Progress| indicator.set_message(format!("{} nodes", human_count(s.nodes)));
+        work(solver, &mut on_step);
+        indicator.finish();
+        Ok(())
+    }
 }

@@ -90,13 +90,21 @@ pub fn human_rate(per_second: f64, unit: &str) -> String {
     }
 }
 
+/// [`human_duration`] of `seconds`, whatever the number (the longest duration past what one
+/// holds; none below zero).
+pub fn human_seconds(seconds: f64) -> String {
+    human_duration(Duration::try_from_secs_f64(seconds.max(0.0)).unwrap_or(Duration::MAX))
+}
+
 /// A duration for people, in at most two units: `4.2s`, `42s`, `3m05s`, `1h02m`, `2d03h`.
 pub fn human_duration(d: Duration) -> String {
     let seconds = d.as_secs_f64();
     if seconds < 9.95 {
         return format!("{seconds:.1}s");
     }
-    let s = d.as_secs() + u64::from(d.subsec_millis() >= 500);
+    let s = d
+        .as_secs()
+        .saturating_add(u64::from(d.subsec_millis() >= 500));
     match s {
         0..60 => format!("{s}s"),
         60..3600 => format!("{}m{:02}s", s / 60, s % 60),

@@ -221,7 +221,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     // take minutes to finish).
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
-    let report = std::thread::scope(|scope| {
+    let report = std::thread::scope(|scope| -> Result<_, CliError> {
         super::cancel_on_interrupt(scope, &finished, || {
             // Holding the games waiting to be written out, so that none is cut.
             let games = games.lock().unwrap_or_else(|e| e.into_inner());
@@ -235,11 +235,11 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
                 let _ = std::io::Write::flush(&mut std::io::stdout());
                 std::process::exit(130)
             })
-        });
+        })?;
         let report = pool.install(|| play_match(&a, &b, &config, &res, &progress, &on_game));
         finished.store(true, Ordering::Relaxed);
-        report
-    });
+        Ok(report)
+    })?;
     indicator.finish();
     // With --verbose --json the games have been written out: the other fields close the object.
     let listed = args.verbose && args.json;
@@ -497,9 +497,15 @@ fn print_summary(
             per_game(s.nodes_b)
         );
     }
+    // A match of quick players takes milliseconds: never `0.00 s`.
+    let seconds = report.elapsed.as_secs_f64();
+    let time = if seconds < 1.0 {
+        format!("{:.1} ms", seconds * 1e3)
+    } else {
+        format!("{seconds:.2} s")
+    };
     println!(
-        "time: {:.2} s on {threads} thread{}",
-        report.elapsed.as_secs_f64(),
+        "time: {time} on {threads} thread{}",
         if threads == 1 { "" } else { "s" }
     );
 }

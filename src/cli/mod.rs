@@ -36,6 +36,7 @@ mod show;
 mod solve;
 mod table_file;
 mod thinking;
+mod threads;
 
 use std::process::ExitCode;
 
@@ -105,15 +106,22 @@ impl CliError {
     }
 }
 
+impl From<std::convert::Infallible> for CliError {
+    fn from(never: std::convert::Infallible) -> CliError {
+        match never {}
+    }
+}
+
 /// Watches for Ctrl-C or SIGTERM (after [`kalah::catch_interrupt`]) on a thread of `scope`
 /// until `done` is set, and calls `stop` when one comes (it cancels a long job, which then stops
-/// at its next check, or says what was kept and ends the process).
+/// at its next check, or says what was kept and ends the process). An error if the thread
+/// cannot be started ([`threads::spawn_scoped`]).
 fn cancel_on_interrupt<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     done: &'scope std::sync::atomic::AtomicBool,
     stop: impl FnOnce() + Send + 'scope,
-) {
-    scope.spawn(move || {
+) -> Result<(), CliError> {
+    threads::spawn_scoped(scope, "interrupt", move || {
         while !done.load(std::sync::atomic::Ordering::Relaxed) {
             if kalah::interrupted() {
                 stop();
@@ -121,7 +129,8 @@ fn cancel_on_interrupt<'scope>(
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-    });
+    })
+    .map(drop)
 }
 
 /// Parses the command line, runs the command, maps errors to exit codes.

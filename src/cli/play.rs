@@ -249,7 +249,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
     // The record is written whole after every move, so what it holds is the game so far.
     let saved_to = session.record.as_ref().map(|r| r.path().to_owned());
     kalah::catch_interrupt();
-    std::thread::spawn(move || {
+    super::threads::spawn("interrupt", move || {
         loop {
             std::thread::sleep(std::time::Duration::from_millis(100));
             if kalah::interrupted() {
@@ -266,7 +266,7 @@ pub fn run(args: PlayArgs) -> Result<(), CliError> {
                 std::process::exit(130);
             }
         }
-    });
+    })?;
     let finished = session.play(&mut players)?;
     match (&session.record, finished) {
         // Saved after every move already.
@@ -371,10 +371,14 @@ impl<R: BufRead> Session<R> {
                     Ask::Quit => return Ok(false),
                 },
             };
-            self.game
+            let sown = self
+                .game
                 .play(action)
                 .map_err(|e| CliError::failure(format!("{who} chose {action}: {e}")))?;
             self.unsaved = true;
+            if sown.is_some_and(|s| s.extra_turn && !s.game_over) {
+                println!("{side}'s last seed fell into its store: extra turn, {side} moves again");
+            }
             if action == Action::Swap {
                 let name = |side| text::escape(&self.names[self.game.seat(side)]);
                 println!(
@@ -502,7 +506,9 @@ fn choose_with_live_nodes(
     let last = std::sync::Mutex::new(None::<Thinking>);
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let ticker = scope.spawn(|| {
+        // The count is a display only: without a thread for it (none to be had), the choice is
+        // made as it is without a count.
+        let ticker = std::thread::Builder::new().spawn_scoped(scope, || {
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 std::thread::park_timeout(std::time::Duration::from_millis(250));
                 let last = *last.lock().unwrap_or_else(|e| e.into_inner());
@@ -528,7 +534,9 @@ fn choose_with_live_nodes(
         };
         let chosen = engine.choose_watched(game, &mut watch);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
-        ticker.thread().unpark();
+        if let Ok(ticker) = ticker {
+            ticker.thread().unpark();
+        }
         chosen
     })
 }

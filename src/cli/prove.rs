@@ -36,7 +36,10 @@ use super::table_file::TableFileArgs;
 /// Certificates: --certify LEDGER finds the fewest facts the root's bounds (and each first
 /// move's) rest on and proves each again by another path (--by), recording each check in a
 /// checks file beside the ledger (k66.jsonl -> k66.checks.jsonl); --status says of each bound
-/// whether it is certified, and by what.
+/// whether it is certified, and by what. Each check is marked with this installation's secret
+/// key ($KALAH_KEY, else kalah.key in the XDG data home, ~/.local/share/kalah.key; made at the
+/// first check, mode 0600): only checks it marked (and those shipped with kalah) count; checks
+/// made elsewhere or forged are claims, proven again here by --certify and --check --all.
 ///
 /// Many workers: give each its own ledger and --worker I/N (a disjoint share of the open
 /// leaves), and let each read the others' with --read; merge the ledgers afterwards (--merge,
@@ -403,9 +406,22 @@ fn read_ledgers<L: Lanes>(first: &PathBuf, args: &ProveArgs) -> Result<Ledger<L>
     Ok(ledger)
 }
 
+/// A ledger or checks file that cannot be read or written: a file refused for what it is (not
+/// a regular file, a symbolic link, past its bound in bytes, not a ledger, garbled) is bad
+/// input (exit code 2), as every file refused on the command line; a read or a write that
+/// fails is a failure (1).
 fn ledger_error(e: kalah::prove::ledger::LedgerError) -> CliError {
     use kalah::prove::ledger::LedgerError;
+    use std::io::ErrorKind;
     match e {
+        LedgerError::Io { ref error, .. }
+            if matches!(
+                error.kind(),
+                ErrorKind::InvalidInput | ErrorKind::InvalidData
+            ) =>
+        {
+            CliError::input(format!("ledger: {e}"))
+        }
         LedgerError::Io { .. } => CliError::failure(format!("ledger: {e}")),
         LedgerError::Busy(_) => CliError {
             message: format!("ledger: {e}"),

@@ -2,20 +2,19 @@
 //! otherwise; one, or a batch of them from stdin.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use clap::Args;
+use kalah::answer::{Answer, Source, Sources, Want, look_up};
 use kalah::book::Book;
 use kalah::db::Tablebase;
-use kalah::{Lanes, Position, Solver, SolverConfig, with_position};
+use kalah::{Lanes, Position, with_position};
 use serde_json::json;
 
 use super::CliError;
-use super::answer::{Answer, Source, print_analysis};
+use super::answer::{Shown, not_searched, print_answer};
 use super::args::{PositionArg, RulesArg, parse_position, print_json};
-use super::books::{BookArg, answer_unsearched, from_book, say_bounds};
-use super::search::{SearchArgs, SearchDb, solver_for};
-use super::search_progress::solve_with_progress;
+use super::books::BookArg;
+use super::search::{CliSearch, Made, SearchArgs, answer_error, ask, refused};
 use super::table_file::TableFileArgs;
 
 /// The exact value of a position and of every legal move, read from the endgame database when
@@ -60,10 +59,9 @@ struct Batch {
     houses: usize,
     /// The database files read (none with --memory-db).
     files: Option<Arc<Tablebase>>,
-    /// The search's settings and databases, set up for the first position searched (levels
-    /// built in memory only then: positions answered at once never wait for them).
-    search: Option<(SolverConfig, SearchDb)>,
-    solver: Option<Solver>,
+    /// The solver, made for the first position searched (levels built in memory only then:
+    /// positions answered at once never wait for them).
+    made: Option<Made>,
     /// The opening books of the batch's board size and rules, read when the first position
     /// the levels do not hold needs them (a board the levels hold never waits for them).
     book: Option<Book>,
@@ -133,10 +131,11 @@ fn query_batch(args: &QueryArgs) -> Result<(), CliError> {
     }
 }
 
-/// One position of a batch (or a batch of one: `kalah query POSITION`): from the database
-/// files at once if they hold them, else searched (probing them). Levels built in memory
-/// (--memory-db) serve the search only. `many`: more positions may follow, so the table is
-/// not sized for this one alone (at least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb).
+/// One position of a batch (or a batch of one: `kalah query POSITION`), answered by
+/// [`kalah::answer`]: from the database files at once if they hold it, else from the books,
+/// else searched (probing the files; levels built in memory with --memory-db serve the search
+/// only). `many`: more positions may follow, so the table is not sized for this one alone (at
+/// least [`kalah::search::DEFAULT_TT_MIB`] unless --tt-mb).
 fn query_in_batch<L: Lanes>(
     p: &Position<L>,
     query: &QueryArgs,
@@ -144,15 +143,13 @@ fn query_in_batch<L: Lanes>(
     many: bool,
 ) -> Result<(), CliError> {
     let args = &query.search;
-    let started = Instant::now();
     let houses = p.houses_per_side();
     if batch.is_none() {
         let files = args.files(houses, p.rules())?;
         *batch = Some(Batch {
             houses,
             files,
-            search: None,
-            solver: None,
+            made: None,
             book: None,
         });
     }
@@ -164,22 +161,27 @@ fn query_in_batch<L: Lanes>(
             batch.houses
         )));
     }
-    if let Some(db) = batch.files.as_deref() {
-        let found = db
-            .analyze(p)
-            .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
-        if let Some(a) = found {
-            let answer = Answer {
-                analysis: &a,
-                elapsed: started.elapsed(),
-                nodes: 0,
-                source: Source::Database(db),
-                bounds: None,
-                claims: Vec::new(),
-            };
-            print_analysis(p, None, true, &answer, args.json);
-            return Ok(());
-        }
+    let want = Want::EveryMove;
+    let levels = batch.files.as_deref();
+    // The levels first, before the books are read: a board they hold never waits for them.
+    let held = look_up(
+        p,
+        &Sources {
+            levels,
+            ledgers: None,
+        },
+        want,
+    )
+    .map_err(answer_error)?;
+    if matches!(held.source, Source::Levels | Source::End) {
+        let shown = Shown {
+            levels,
+            books: &[],
+            search: None,
+            not_searched: None,
+        };
+        print_answer(p, None, want, &held, &shown, args.json);
+        return Ok(());
     }
     let game = kalah::book::game_of(p);
     if batch.book.is_none() {
@@ -190,51 +192,48 @@ fn query_in_batch<L: Lanes>(
         book.add_shipped(Some(game))
             .map_err(|e| CliError::failure(format!("cannot read the opening books: {e}")))?;
     }
-    // In a batch the bounds go in the JSON only: a line on stderr a position would bury the
-    // errors there.
-    let quiet = args.json || many;
-    let Some(ledgered) = from_book(p, book, batch.files.as_deref(), started, args.json, quiet)?
-    else {
-        return Ok(());
-    };
-    // A search the cost model puts past an hour is not started where the ledgers prove
-    // something: what they prove is the answer (the value and each move's bounds), an error
-    // besides unless the value is exact.
-    let refusal = || args.refusal(p, true, batch.files.as_deref());
-    if let Some(answered) =
-        answer_unsearched(p, None, book, ledgered.bounds, refusal, started, args.json)
-    {
-        return answered;
-    }
-    if !quiet {
-        say_bounds(p, ledgered.bounds);
-    }
-    if batch.search.is_none() {
-        let files = batch.files.clone();
-        let literal = p.to_string();
-        let work = super::search::Work::of(p, true);
-        let (mut config, db) = args.prepare(&literal, work, files)?;
-        if many && args.tt_mb.is_none() {
-            config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
-        }
-        batch.search = Some((config, db));
-    }
-    let (config, db) = batch.search.as_ref().expect("just set up");
+    let book = &*book;
     // A query keeps no table file.
     let no_file = TableFileArgs::default();
-    if batch.solver.is_none() {
-        batch.solver = Some(solver_for(p, *config, db, &no_file)?);
-    }
-    let solver = batch.solver.as_ref().expect("just made");
-    let (a, elapsed, nodes) = solve_with_progress(p, true, solver, &no_file)?;
-    let answer = Answer {
-        analysis: &a,
-        elapsed,
-        nodes,
-        source: Source::Search(config, db, args.tt_mb.is_some()),
-        bounds: ledgered.bounds,
-        claims: ledgered.claims,
+    let mut search = CliSearch {
+        p,
+        args,
+        table: &no_file,
+        files: batch.files.clone(),
+        made: &mut batch.made,
+        // In a batch the bounds go in the JSON only: a line on stderr a position would bury
+        // the errors there.
+        quiet: args.json || many,
+        many,
     };
-    print_analysis(p, None, true, &answer, args.json);
-    Ok(())
+    let sources = Sources {
+        levels,
+        ledgers: Some(book),
+    };
+    let answer = ask(p, &sources, want, &mut search)?;
+    show(p, None, want, &answer, &sources, batch.made.as_ref(), args)
+}
+
+/// Prints `answer` (about `p`, the start of `variant` if given) unless nothing at all is known
+/// and nothing was searched; then the command's error if a search it needed was refused.
+pub fn show<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<kalah::Variant>,
+    want: Want,
+    answer: &Answer,
+    sources: &Sources<'_>,
+    made: Option<&Made>,
+    args: &SearchArgs,
+) -> Result<(), CliError> {
+    let nothing = answer.source == Source::Seeds && answer.not_done.is_some();
+    if !nothing {
+        let shown = Shown {
+            levels: sources.levels,
+            books: sources.ledgers.map_or(&[], |b| b.sources()),
+            search: made.map(|m| (&m.config, &m.db, args.tt_mb.is_some())),
+            not_searched: not_searched(p, answer),
+        };
+        print_answer(p, variant, want, answer, &shown, args.json);
+    }
+    refused(p, answer)
 }

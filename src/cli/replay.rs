@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use kalah::answer::{Budget, OnSolver, Sources, Want, answer};
 use kalah::db::Tablebase;
 use kalah::play::record::Record;
 use kalah::play::{Action, Game, PlayRules, PlayState};
@@ -145,55 +146,40 @@ impl Judge {
         with_position!(pos, p => self.value_of(&p, mv))
     }
 
+    /// The valuation of `mv` at `p`: the answer ([`kalah::answer`]) from the levels, the
+    /// books and ledgers, else a search of a board of at most `solve_seeds` seeds; beyond, an
+    /// estimate (unless --no-estimates: none).
     fn value_of<L: Lanes>(&self, p: &Position<L>, mv: Move) -> Result<Option<Valuation>, CliError> {
-        if let Some(db) = &self.db {
-            let found = db
-                .analyze(p)
-                .map_err(|e| CliError::failure(format!("cannot read the database: {e}")))?;
-            if let Some(a) = found {
-                return Ok(Some(Valuation::of(&a, mv, "database")));
-            }
-        }
-        let booked = self
-            .book
-            .analyze(p, self.db.as_deref())
-            .map_err(super::books::book_error)?;
-        if let Some(found) = booked {
-            return Ok(Some(Valuation::of(&found.analysis, mv, "ledger")));
-        }
-        if p.seeds_on_board() > self.solve_seeds {
+        let sources = Sources {
+            levels: self.db.as_deref(),
+            ledgers: Some(&self.book),
+        };
+        let budget = Budget {
+            max_seeds: Some(self.solve_seeds),
+            ..Budget::default()
+        };
+        let want = Want::Move { played: Some(mv) };
+        let mut search = OnSolver::quiet(&self.solver);
+        let found = answer(p, &sources, want, &budget, Some(&mut search))
+            .map_err(super::search::answer_error)?;
+        if !found.answers(want) {
             return if self.estimates {
                 self.estimate(p, mv).map(Some)
             } else {
                 Ok(None)
             };
         }
-        let solve = |q: &Position<L>| {
-            self.solver
-                .best_move(q)
-                .map_err(|e| CliError::failure(format!("cannot solve: {e}")))
-        };
-        let me = p.to_move().expect("a position with a move to make");
-        let (best, best_move) = solve(p)?.expect("the game is not over");
-        let value = if mv == best_move {
-            best
-        } else {
-            let (child, _) = p
-                .play(mv)
-                .map_err(|e| CliError::failure(format!("a replayed sowing is illegal: {e}")))?;
-            match child.to_move() {
-                None => child.outcome().expect("a finished game").margin(me),
-                Some(side) => {
-                    let v = solve(&child)?.expect("the game is not over").0;
-                    if side == me { v } else { -v }
-                }
-            }
+        let value = found.of_move(mv).and_then(|m| m.value());
+        let (Some(value), Some(best), Some(&best_move)) =
+            (value, found.exact(), found.best().first())
+        else {
+            return Ok(None);
         };
         Ok(Some(Valuation {
             value,
             best,
             best_move,
-            source: "search",
+            source: found.source.as_str(),
         }))
     }
 }
@@ -360,7 +346,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
                 );
                 std::process::exit(130)
             })
-        });
+        })?;
         let result = value_actions();
         done.store(true, Ordering::Relaxed);
         result

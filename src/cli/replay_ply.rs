@@ -26,19 +26,6 @@ pub(super) struct Valuation {
     pub(super) source: &'static str,
 }
 
-impl Valuation {
-    /// Move `mv` of a position answered whole by `a` (from the databases or the books, which
-    /// value every legal move).
-    pub(super) fn of(a: &kalah::Analysis, mv: Move, source: &'static str) -> Valuation {
-        Valuation {
-            value: a.value_of(mv).expect("every legal move is valued"),
-            best: a.value,
-            best_move: a.best[0],
-            source,
-        }
-    }
-}
-
 /// One action of the game, with the position before it.
 pub(super) struct Ply {
     pub(super) state: PlayState,

@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use clap::builder::TypedValueParser as _;
+use kalah::answer::{
+    Answer, AnswerError, Budget, Cost, NotDone, SearchWork, Searcher, Sources, Want,
+};
 use kalah::db::Tablebase;
 use kalah::search::table_file::TableOrigin;
 use kalah::{Algorithm, Lanes, Position, Rules, Solver, SolverConfig};
@@ -87,7 +90,8 @@ pub struct SearchArgs {
 pub struct EstimateArg {
     /// Say what the cost model puts this search at, and stop: nothing is built or searched.
     /// It gives the nodes, the time on the threads given and the endgame levels the search
-    /// would read (the files, or those --memory-db would build), for the work asked: the value
+    /// would read (the files; with --max-level K and no such files, the levels 0..K as if
+    /// built; else those --memory-db would build), for the work asked: the value
     /// (solve, --value-only), or about three times that for every move's value (analyze,
     /// solve --all-moves). The model is rough, off by ten either way: it tells seconds from
     /// hours from years. With --json: one object
@@ -156,8 +160,8 @@ impl SearchDb {
     }
 }
 
-/// The error of a search past the hour not started outside a terminal: `why`
-/// ([`SearchArgs::refusal`]), and that --long starts it.
+/// The error of a search past the hour not started: `why` ([`cost_text`]), and that --long
+/// starts it.
 pub fn not_started(why: &str) -> CliError {
     CliError::input(format!("{why} Not started: --long starts it anyway."))
 }
@@ -179,28 +183,35 @@ impl SearchArgs {
         }
     }
 
+    /// [`SearchArgs::files`] for `--estimate`: levels --max-level names but this machine does
+    /// not hold are no error (the estimate is for them, as if built).
+    pub fn estimate_files(
+        &self,
+        houses: usize,
+        rules: Rules,
+    ) -> Result<Option<Arc<Tablebase>>, CliError> {
+        if self.memory_db.is_none()
+            && self.db.max_level.is_some()
+            && self.db.locate(houses, rules)?.is_none()
+        {
+            return Ok(None);
+        }
+        self.files(houses, rules)
+    }
+
     /// The solver's settings and databases for a board of `seeds` seeds: `files`, the
     /// database files opened by [`SearchArgs::files`], if any; else the levels --memory-db asks
-    /// for (by default when no files are read), built now (with a progress bar).
-    ///
-    /// Before a search that the cost model puts past an hour, asks first
-    /// ([`SearchArgs::confirm_cost`]; `root` is the position's literal, for the campaign it
-    /// suggests; `work`: what the search is asked, [`Work::of`] the position).
+    /// for (by default when no files are read), built now (with a progress bar). Whether to
+    /// search at all is the answer's to say ([`kalah::answer`]): this only sets it up.
     pub fn prepare(
         &self,
-        root: &str,
-        work: Work,
+        houses: usize,
+        rules: Rules,
+        seeds: u32,
         files: Option<Arc<Tablebase>>,
     ) -> Result<(SolverConfig, SearchDb), CliError> {
-        let Work {
-            houses,
-            rules,
-            seeds,
-            ..
-        } = work;
         if let Some(tablebase) = files {
             let config = self.config(houses, rules, seeds, Some(tablebase.max_level()));
-            self.confirm_cost(root, work, Some(tablebase.max_level()), &config)?;
             let db = SearchDb {
                 tablebase: Some(tablebase),
                 built: None,
@@ -211,7 +222,6 @@ impl SearchArgs {
         }
         let top = self.memory_top(houses, seeds);
         let config = self.config(houses, rules, seeds, top);
-        self.confirm_cost(root, work, top, &config)?;
         let db = match top {
             Some(top) => {
                 let (tablebase, time) = build_in_memory(houses, rules, top, config.threads)?;
@@ -245,9 +255,10 @@ impl SearchArgs {
         }
     }
 
-    /// `--estimate`: prints what the cost model ([`kalah::search::cost`]) puts the exact search
-    /// of `p` at, reading `files` if opened (else the levels --memory-db would build), in text
-    /// or JSON; nothing is built or searched. `variant`: `p` is its start.
+    /// `--estimate`: prints what the cost model ([`kalah::answer::Cost`]) puts the exact search
+    /// of `p` at, reading `files` if opened (else the levels --max-level names, as if built,
+    /// else those --memory-db would build), in text or JSON; nothing is built or searched.
+    /// `variant`: `p` is its start.
     pub fn print_estimate<L: Lanes>(
         &self,
         p: &Position<L>,
@@ -256,9 +267,18 @@ impl SearchArgs {
         files: Option<&Tablebase>,
     ) {
         let (houses, seeds) = (p.houses_per_side(), p.seeds_on_board());
-        let (top, levels) = match files {
-            Some(db) => (Some(db.max_level()), super::db_choice::files_line(db)),
-            None => match self.memory_top(houses, seeds) {
+        let (top, levels) = match (files, self.db.max_level) {
+            (Some(db), _) => (Some(db.max_level()), super::db_choice::files_line(db)),
+            // Levels not on this machine: the estimate is for them, once built.
+            (None, Some(k)) if self.memory_db.is_none() => (
+                Some(k),
+                format!(
+                    "endgame levels 0..={k} (not here: `kalah db build --houses {houses} \
+                     --max-seeds {k}{}` builds them)",
+                    p.rules().option()
+                ),
+            ),
+            (None, _) => match self.memory_top(houses, seeds) {
                 Some(t) => (
                     Some(t),
                     format!("endgame levels 0..={t} built in memory first"),
@@ -267,8 +287,7 @@ impl SearchArgs {
             },
         };
         let threads = self.config(houses, p.rules(), seeds, top).threads;
-        let nodes = Work::of(p, every_move).nodes(top);
-        let seconds = kalah::search::cost::estimated_seconds(nodes, threads);
+        let Cost { nodes, seconds, .. } = Cost::of(p, every_move, top, threads);
         let name = variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds()));
         if self.json {
             let mut out = super::args::header(p);
@@ -297,102 +316,6 @@ impl SearchArgs {
         );
     }
 
-    /// What the search of `p` (of every move's value with `every_move`) would take, if the cost
-    /// model puts it past the hour after which [`SearchArgs::prepare`] asks before starting it
-    /// or refuses: the message that says so, with the levels `files` (else those --memory-db
-    /// would build). `None` when it would start at once (or --long, or not MTD(f)).
-    pub fn refusal<L: Lanes>(
-        &self,
-        p: &Position<L>,
-        every_move: bool,
-        files: Option<&Tablebase>,
-    ) -> Option<String> {
-        let (houses, seeds) = (p.houses_per_side(), p.seeds_on_board());
-        let top = match files {
-            Some(db) => Some(db.max_level()),
-            None => self.memory_top(houses, seeds),
-        };
-        let config = self.config(houses, p.rules(), seeds, top);
-        self.cost_message(&p.to_string(), Work::of(p, every_move), top, &config)
-    }
-
-    /// What a search of `work` reading the levels `0..=top` would take, if the cost model
-    /// ([`kalah::search::cost`]) puts it past an hour: the message that says so and that a
-    /// campaign keeps its work. `None` below the hour, with --long, or for another algorithm.
-    fn cost_message(
-        &self,
-        root: &str,
-        work: Work,
-        top: Option<u32>,
-        config: &SolverConfig,
-    ) -> Option<String> {
-        let Work { rules, seeds, .. } = work;
-        if self.long || self.algorithm != Algorithm::Mtdf {
-            return None;
-        }
-        let nodes = work.nodes(top);
-        let seconds = kalah::search::cost::estimated_seconds(nodes, config.threads);
-        if seconds < 3600.0 {
-            return None;
-        }
-        let levels = top.map_or("no endgame levels".to_owned(), |t| {
-            format!("the levels 0..{t}")
-        });
-        let rules_flag = rules.option();
-        // A campaign takes boards of at most 255 seeds; levels stop at 8 houses.
-        let campaign = if seeds <= 255 {
-            format!(
-                " A proof too big for one run belongs in a campaign, which keeps every answer \
-                 in a ledger and resumes after any stop: kalah prove '{root}'{rules_flag} \
-                 --ledger FILE (see kalah prove --help)."
-            )
-        } else {
-            String::new()
-        };
-        let more_levels = if work.houses <= kalah::db::MAX_DB_HOUSES {
-            " More levels (kalah db build) make any search cheaper."
-        } else {
-            ""
-        };
-        Some(format!(
-            "this search would take about {} on {} threads ({} nodes by the cost model: \
-             {seeds} seeds on the board, {levels}; a rough model, off by ten either way).\
-             {campaign}{more_levels}",
-            super::human::human_duration(Duration::from_secs_f64(seconds.min(1e12))),
-            config.threads,
-            super::human::human_count(nodes.min(1e18) as u64),
-        ))
-    }
-
-    /// Before a search that the cost model puts past an hour ([`Self::cost_message`]): says what
-    /// it would take; in a terminal asks, elsewhere refuses without --long.
-    fn confirm_cost(
-        &self,
-        root: &str,
-        work: Work,
-        top: Option<u32>,
-        config: &SolverConfig,
-    ) -> Result<(), CliError> {
-        use std::io::IsTerminal;
-        let Some(message) = self.cost_message(root, work, top, config) else {
-            return Ok(());
-        };
-        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-            eprintln!("{message}");
-            eprint!("Search anyway? [y/N] ");
-            let mut answer = String::new();
-            let _ = std::io::stdin().read_line(&mut answer);
-            if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") {
-                return Ok(());
-            }
-            return Err(CliError {
-                message: "not started".into(),
-                code: 1,
-            });
-        }
-        Err(not_started(&message))
-    }
-
     /// The solver's settings for a board of `houses` houses a side under `rules` with `seeds`
     /// seeds, searched with databases up to `db_top` seeds if any.
     pub fn config(
@@ -416,27 +339,218 @@ impl SearchArgs {
         }
     }
 
-    /// The solver for `p` with its settings and databases ([`SearchArgs::prepare`]) from the
-    /// database files already opened ([`SearchArgs::files`]), fitted to --table-file and with
-    /// that table loaded ([`solver_for`]).
-    pub fn solver_given<L: Lanes>(
-        &self,
-        p: &Position<L>,
-        every_move: bool,
-        table: &TableFileArgs,
-        files: Option<Arc<Tablebase>>,
-    ) -> Result<(Solver, SolverConfig, SearchDb), CliError> {
-        let work = Work::of(p, every_move);
-        let (mut config, db) = self.prepare(&p.to_string(), work, files)?;
-        table.fit(
-            &mut config,
-            work.houses,
-            work.rules,
-            self.tt_mb,
-            TableOrigin::Searches,
-        )?;
-        let solver = solver_for(p, config, &db, table)?;
-        Ok((solver, config, db))
+    /// The budget of a search from the command line: past [`LONG_SECONDS`] by the cost model,
+    /// not started without --long.
+    pub fn budget(&self) -> Budget {
+        Budget {
+            model_seconds: (!self.long).then_some(LONG_SECONDS),
+            ..Budget::default()
+        }
+    }
+}
+
+/// The search the cost model may put past this, in seconds, before kalah asks first (or,
+/// outside a terminal, refuses without --long).
+pub const LONG_SECONDS: f64 = 3600.0;
+
+/// What a search past the budget would take, for people: the cost model's figure
+/// ([`Cost`]), and that a campaign keeps its work (naming the campaign ledger kalah ships for
+/// this game, if any), and that more levels make it cheaper.
+pub fn cost_text<L: Lanes>(p: &Position<L>, cost: &Cost) -> String {
+    let Cost {
+        nodes,
+        seconds,
+        threads,
+        levels_top,
+        seeds,
+        ..
+    } = *cost;
+    let levels = levels_top.map_or("no endgame levels".to_owned(), |t| {
+        format!("the levels 0..{t}")
+    });
+    let root = p.to_string();
+    let rules_flag = p.rules().option();
+    // A campaign takes boards of at most 255 seeds; levels stop at 8 houses.
+    let campaign = if seeds <= 255 {
+        // Where kalah ships a campaign of this game, a new one starts from its facts.
+        let shipped = kalah::book::shipped_campaign(kalah::book::game_of(p))
+            .map(|path| {
+                format!(
+                    " This game's campaign so far ships with kalah's source: --read {path} \
+                     builds on its facts."
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            " A proof too big for one run belongs in a campaign, which keeps every answer \
+             in a ledger and resumes after any stop: kalah prove '{root}'{rules_flag} \
+             --ledger FILE (see kalah prove --help).{shipped}"
+        )
+    } else {
+        String::new()
+    };
+    let more_levels = if p.houses_per_side() <= kalah::db::MAX_DB_HOUSES {
+        " More levels (kalah db build) make any search cheaper."
+    } else {
+        ""
+    };
+    format!(
+        "this search would take about {} on {} threads ({} nodes by the cost model: \
+         {seeds} seeds on the board, {levels}; a rough model, off by ten either way).\
+         {campaign}{more_levels}",
+        super::human::human_duration(Duration::from_secs_f64(seconds.min(1e12))),
+        threads,
+        super::human::human_count(nodes.min(1e18) as u64),
+    )
+}
+
+/// An answer's failure as the command's error.
+pub fn answer_error<E: Into<CliError>>(e: AnswerError<E>) -> CliError {
+    match e {
+        AnswerError::Levels(e) => CliError::failure(format!("cannot read the database: {e}")),
+        AnswerError::Ledgers(e) => super::books::book_error(e),
+        AnswerError::Search(e) => CliError::failure(format!("cannot solve: {e}")),
+        AnswerError::Searcher(e) => e.into(),
+    }
+}
+
+/// The solver of a command, made when an answer first needs it, and kept (`query -` answers
+/// many positions with it, its table warm).
+pub struct Made {
+    pub solver: Solver,
+    pub config: SolverConfig,
+    pub db: SearchDb,
+}
+
+/// The command line's [`Searcher`]: the solver of the search options, made when the answer
+/// first needs it (the levels of --memory-db built then, with a bar; --table-file's table
+/// loaded), the search's progress drawn on stderr ([`with_progress`]); before it, what the
+/// ledgers say of the position (unless `quiet`).
+pub struct CliSearch<'a, L: Lanes> {
+    pub p: &'a Position<L>,
+    pub args: &'a SearchArgs,
+    pub table: &'a TableFileArgs,
+    /// The database files read (for the search to probe).
+    pub files: Option<Arc<Tablebase>>,
+    /// The solver, once made.
+    pub made: &'a mut Option<Made>,
+    /// Nothing said on stderr before the search (JSON, a batch).
+    pub quiet: bool,
+    /// More positions may follow: the table is at least [`kalah::search::DEFAULT_TT_MIB`]
+    /// unless --tt-mb.
+    pub many: bool,
+}
+
+impl<L: Lanes> CliSearch<'_, L> {
+    fn top(&self) -> Option<u32> {
+        match (&self.made, &self.files) {
+            (Some(made), _) => made.db.tablebase.as_ref().map(|t| t.max_level()),
+            (None, Some(files)) => Some(files.max_level()),
+            (None, None) => self
+                .args
+                .memory_top(self.p.houses_per_side(), self.p.seeds_on_board()),
+        }
+    }
+
+    /// The solver, made now if not yet.
+    fn make(&mut self) -> Result<&Made, CliError> {
+        if self.made.is_none() {
+            let p = self.p;
+            let (houses, rules) = (p.houses_per_side(), p.rules());
+            let files = self.files.clone();
+            let (mut config, db) = self
+                .args
+                .prepare(houses, rules, p.seeds_on_board(), files)?;
+            if self.many && self.args.tt_mb.is_none() {
+                config.tt_mib = config.tt_mib.max(kalah::search::DEFAULT_TT_MIB);
+            }
+            self.table.fit(
+                &mut config,
+                houses,
+                rules,
+                self.args.tt_mb,
+                TableOrigin::Searches,
+            )?;
+            let solver = solver_for(p, config, &db, self.table)?;
+            *self.made = Some(Made { solver, config, db });
+        }
+        Ok(self.made.as_ref().expect("just made"))
+    }
+}
+
+impl<L: Lanes> Searcher for CliSearch<'_, L> {
+    type Error = CliError;
+
+    fn config(&self) -> SolverConfig {
+        match &self.made {
+            Some(made) => made.config,
+            None => {
+                let p = self.p;
+                let (houses, rules, seeds) = (p.houses_per_side(), p.rules(), p.seeds_on_board());
+                self.args.config(houses, rules, seeds, self.top())
+            }
+        }
+    }
+
+    fn levels_top(&self) -> Option<u32> {
+        self.top()
+    }
+
+    fn search(&mut self, known: &Answer, work: &mut SearchWork<'_>) -> Result<(), CliError> {
+        if !self.quiet {
+            super::books::say_before_search(self.p, known);
+        }
+        let (p, table) = (self.p, self.table);
+        let made = self.make()?;
+        let solver = &made.solver;
+        super::search_progress::with_progress(p, solver, table, |on_step| work(solver, on_step))?;
+        Ok(())
+    }
+}
+
+/// The answer to `want` of `p` from `sources`, then from `search` within the command's budget
+/// ([`SearchArgs::budget`]). A search past it with nothing the ledgers prove: in a terminal,
+/// kalah says what it would take and asks, and searches if told to; elsewhere the answer says
+/// it was not started (the caller refuses).
+pub fn ask<L: Lanes>(
+    p: &Position<L>,
+    sources: &Sources<'_>,
+    want: Want,
+    search: &mut CliSearch<'_, L>,
+) -> Result<Answer, CliError> {
+    use std::io::IsTerminal;
+    let mut budget = search.args.budget();
+    let answer = kalah::answer::answer(p, sources, want, &budget, Some(&mut *search))
+        .map_err(answer_error)?;
+    let Some(NotDone::Cost { cost, .. }) = answer.not_done else {
+        return Ok(answer);
+    };
+    let asked = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if answer.ledger_bounds.is_some() || !asked {
+        return Ok(answer);
+    }
+    eprintln!("{}", cost_text(p, &cost));
+    eprint!("Search anyway? [y/N] ");
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+    if !matches!(line.trim(), "y" | "Y" | "yes" | "Yes") {
+        return Err(CliError {
+            message: "not started".into(),
+            code: 1,
+        });
+    }
+    budget.model_seconds = None;
+    kalah::answer::answer(p, sources, want, &budget, Some(search)).map_err(answer_error)
+}
+
+/// After an answer is printed: the command's error if a search it needed was not started
+/// (the value not exact: the cost model's message, and that --long starts it).
+pub fn refused<L: Lanes>(p: &Position<L>, answer: &Answer) -> Result<(), CliError> {
+    match answer.not_done {
+        Some(NotDone::Cost { cost, .. }) if answer.exact().is_none() => {
+            Err(not_started(&cost_text(p, &cost)))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -553,39 +667,5 @@ pub fn new_solver(
     match db {
         Some(db) => solver.with_tablebase(db).map_err(fail),
         None => Ok(solver),
-    }
-}
-
-/// What a search is asked, for the cost model ([`kalah::search::cost`]): the board's houses,
-/// rules and seeds, and whether it values every move (`solve --all-moves`, `analyze`, `query`)
-/// or the position only.
-#[derive(Clone, Copy)]
-pub struct Work {
-    houses: usize,
-    rules: Rules,
-    seeds: u32,
-    every_move: bool,
-}
-
-impl Work {
-    /// The search of `p`: of every move's value (`every_move`) or of its value only.
-    pub fn of<L: Lanes>(p: &Position<L>, every_move: bool) -> Work {
-        Work {
-            houses: p.houses_per_side(),
-            rules: p.rules(),
-            seeds: p.seeds_on_board(),
-            every_move,
-        }
-    }
-
-    /// The model's nodes for this work on the levels `0..=top`.
-    fn nodes(self, top: Option<u32>) -> f64 {
-        let Work {
-            houses,
-            rules,
-            seeds,
-            every_move,
-        } = self;
-        kalah::search::cost::estimated_nodes(houses, seeds, top, rules, every_move)
     }
 }

@@ -3,39 +3,24 @@
 
 use std::time::{Duration, Instant};
 
-use kalah::{Analysis, Lanes, Position, Solver};
+use kalah::{Lanes, Position, Solver};
 
 use super::CliError;
 use super::progress::Indicator;
 use super::table_file::TableFileArgs;
-
-/// Solves `p` with `solver` and progress on stderr ([`with_progress`]); returns the analysis,
-/// the time and the nodes of this solve.
-pub fn solve_with_progress<L: Lanes>(
-    p: &Position<L>,
-    all_moves: bool,
-    solver: &Solver,
-    table: &TableFileArgs,
-) -> Result<(Analysis, Duration, u64), CliError> {
-    let (analysis, elapsed, nodes) = with_progress(p, solver, table, |on_step| {
-        solver.analyze(p, all_moves, on_step)
-    });
-    let analysis = analysis.map_err(|e| CliError::failure(format!("cannot solve: {e}")))?;
-    Ok((analysis, elapsed, nodes))
-}
 
 /// Runs `work` (a solve of `p` by `solver`, given the callback for its MTD(f) steps) with
 /// progress on stderr ([`Indicator`]: the nodes, their rate and the last step's bounds; on a
 /// terminal also a line per step above the spinner); with
 /// --table-file, the table is saved every --save-every minutes and at the end, and Ctrl-C saves
 /// it before the process ends (exit code 130). Returns `work`'s result, its time and the nodes
-/// it searched.
+/// it searched; an error, before any work, if the thread of the progress cannot be started.
 pub fn with_progress<L: Lanes, T>(
     p: &Position<L>,
     solver: &Solver,
     table: &TableFileArgs,
     work: impl FnOnce(&mut dyn FnMut(&kalah::Progress)) -> T,
-) -> (T, Duration, u64) {
+) -> Result<(T, Duration, u64), CliError> {
     let nodes_before = solver.nodes();
     // Ctrl-C or SIGTERM from here on is answered by the ticker below: a line that says what
     // was searched (and the table saved, with --table-file), exit code 130.
@@ -44,8 +29,8 @@ pub fn with_progress<L: Lanes, T>(
     let started = Instant::now();
     let stores = p.store_difference();
     let done = std::sync::atomic::AtomicBool::new(false);
-    let (result, elapsed) = std::thread::scope(|scope| {
-        let ticker = scope.spawn(|| {
+    let (result, elapsed) = std::thread::scope(|scope| -> Result<_, CliError> {
+        let ticker = super::threads::spawn_scoped(scope, "progress", || {
             let mut saved = Instant::now();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 indicator.set_done(solver.nodes() - nodes_before);
@@ -76,7 +61,7 @@ pub fn with_progress<L: Lanes, T>(
                 // Woken at once when the solve ends.
                 std::thread::park_timeout(Duration::from_millis(200));
             }
-        });
+        })?;
         // A depth-limited step only estimates the value (the game goes on past its horizon);
         // the exact search's bounds are proven. The two are never written alike.
         let mut on_step = |s: &kalah::Progress| {
@@ -108,8 +93,8 @@ pub fn with_progress<L: Lanes, T>(
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         ticker.thread().unpark();
         let _ = ticker.join();
-        (result, elapsed)
-    });
+        Ok((result, elapsed))
+    })?;
     indicator.finish();
     if let Some(line) = table.save(solver) {
         // A failed last save is the command's error (check_saved), said once, not here too.
@@ -117,5 +102,5 @@ pub fn with_progress<L: Lanes, T>(
             eprintln!("{line}");
         }
     }
-    (result, elapsed, solver.nodes() - nodes_before)
+    Ok((result, elapsed, solver.nodes() - nodes_before))
 }

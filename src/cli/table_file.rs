@@ -134,20 +134,22 @@ impl TableFileArgs {
     }
 
     /// On a thread of `scope`, saves the table of `solver()` (when it gives one) every
-    /// --save-every minutes until `done` is set; without a file, nothing.
+    /// --save-every minutes until `done` is set; without a file, nothing. An error if the
+    /// thread cannot be started.
     pub fn save_while<'scope, 'env, S, F>(
         &'env self,
         scope: &'scope std::thread::Scope<'scope, 'env>,
         done: &'env AtomicBool,
         solver: F,
-    ) where
+    ) -> Result<(), CliError>
+    where
         S: std::ops::Deref<Target = Solver>,
         F: Fn() -> Option<S> + Send + 'env,
     {
         if self.period().is_none() {
-            return;
+            return Ok(());
         }
-        scope.spawn(move || {
+        super::threads::spawn_scoped(scope, "table-saver", move || {
             let mut saved = Instant::now();
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(200));
@@ -158,7 +160,8 @@ impl TableFileArgs {
                     eprintln!("{line}");
                 }
             }
-        });
+        })
+        .map(drop)
     }
 
     /// The time between saves, if there is a file.

@@ -39,15 +39,28 @@ pub fn state_dir() -> Option<PathBuf> {
     )
 }
 
+/// The XDG data home itself from the environment `var` reads: `$XDG_DATA_HOME` if that is an
+/// absolute path, else `$HOME/.local/share`. The database home's parent when `KALAH_DB` is not
+/// set; this installation's key lives there ([`crate::prove::key`]).
+pub fn data_home_from(var: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    xdg_base(var, "XDG_DATA_HOME", "share")
+}
+
 /// kalah's directory of one XDG kind from the environment `var` reads: `$XDG_VAR/kalah` if
 /// that is an absolute path, else `$HOME/.local/KIND/kalah` (a relative or empty value is
 /// ignored, as the convention asks).
 fn xdg_from(var: &dyn Fn(&str) -> Option<OsString>, xdg_var: &str, kind: &str) -> Option<PathBuf> {
+    xdg_base(var, xdg_var, kind).map(|base| base.join("kalah"))
+}
+
+/// The base directory of one XDG kind: `$XDG_VAR` if that is an absolute path, else
+/// `$HOME/.local/KIND`.
+fn xdg_base(var: &dyn Fn(&str) -> Option<OsString>, xdg_var: &str, kind: &str) -> Option<PathBuf> {
     let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(base) = set(xdg_var).filter(|p| p.is_absolute()) {
-        return Some(base.join("kalah"));
+        return Some(base);
     }
-    set("HOME").map(|home| home.join(".local").join(kind).join("kalah"))
+    set("HOME").map(|home| home.join(".local").join(kind))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! | `greedy` | the move that banks most seeds this turn, following its own extra turns |
 //! | `minimax:D` | depth-D minimax on the store difference (D sowings, extra turns included) |
 //! | `alphabeta:D` | the same values and moves as `minimax:D`, with alpha-beta: far fewer nodes |
-//! | `perfect` | the exact solver (and databases): the lowest optimal house |
+//! | `perfect` | the exact answer ([`crate::answer`]: databases, ledgers, search): the lowest optimal house (of those the ledgers prove optimal, where they answer) |
 //! | `learner[:FILE]` | `alphabeta:4`, avoiding the openings of the games it failed to win |
 //! | `engine:TIME` | the anytime engine ([`crate::play::anytime`]) thinking TIME a move (`5s`, `200ms`) |
 //! | `engine:TIME:no-db` | the same engine without the endgame databases (to measure what they bring) |
@@ -22,6 +22,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::answer::{Budget, OnSolver, Sources, Want, answer};
 use crate::book::Book;
 use crate::db::Tablebase;
 pub use crate::play::alphabeta::Searcher;
@@ -405,9 +406,10 @@ impl Perfect {
 }
 
 impl Perfect {
-    /// The exact value of `state` for the side to move (stores included) and its lowest
-    /// optimal move, each step of the solve reported to `watch`. Precondition: the game is
-    /// not over.
+    /// The exact value of `state` for the side to move (stores included) and an optimal move,
+    /// each step of a search reported to `watch`: the answer ([`crate::answer`]) from the
+    /// levels, the opening books and ledgers (the lowest house they prove optimal), else a
+    /// search (the lowest optimal house). Precondition: the game is not over.
     fn value(
         &self,
         state: &PlayState,
@@ -418,22 +420,10 @@ impl Perfect {
             .map_err(|e| PlayError::Solver(format!("cannot solve this position: {e}")))?;
         let me = state.to_move().expect("the game is not over");
         let stores = state.store_difference(me);
-        if let Some(book) = &self.book {
-            let found = with_position!(pos, p => book.analyze(&p, self.db.as_deref()))
-                .map_err(|e| PlayError::Solver(format!("cannot answer from the books: {e}")))?;
-            if let Some(found) = found
-                && let Some(&best) = found.analysis.best.first()
-            {
-                let value = found.analysis.value;
-                watch(&Thinking::Solving {
-                    depth: None,
-                    lower: value,
-                    upper: value,
-                    nodes: 0,
-                });
-                return Ok((value, best));
-            }
-        }
+        let sources = Sources {
+            levels: self.db.as_deref(),
+            ledgers: self.book.as_deref(),
+        };
         let mut progress = |p: &crate::search::Progress| {
             watch(&Thinking::Solving {
                 depth: p.depth,
@@ -442,9 +432,29 @@ impl Perfect {
                 nodes: p.nodes,
             })
         };
-        let best = with_position!(pos, p => self.solver.best_move_with(&p, &mut progress))
+        let mut search = OnSolver {
+            solver: &self.solver,
+            progress: Some(&mut progress),
+        };
+        let want = Want::Move { played: None };
+        let found = with_position!(pos, p => answer(&p, &sources, want, &Budget::default(), Some(&mut search)))
             .map_err(|e| PlayError::Solver(e.to_string()))?;
-        Ok(best.expect("the game is not over"))
+        let (Some(value), Some(&best)) = (found.exact(), found.best().first()) else {
+            return Err(PlayError::Solver(format!(
+                "no optimal move found ({})",
+                found.not_done.map_or("?".to_owned(), |n| format!("{n:?}"))
+            )));
+        };
+        if found.searched.is_none() {
+            // Known without a search: one step, the value proven.
+            watch(&Thinking::Solving {
+                depth: None,
+                lower: value,
+                upper: value,
+                nodes: 0,
+            });
+        }
+        Ok((value, best))
     }
 }
 

@@ -27,12 +27,18 @@
 //! ```json
 //! {"check":1,"digest":"9c0f...","position":"<6,...>","rules":"standard","lower":2,"upper":68,
 //!  "by":"lower-levels","levels":{"top":30,"rules":"standard"},"holds":true,"why":null,
-//!  "nodes":81234567,"cpu_s":41.2,"kalah":"0.1.0","fact_at":"k66.jsonl:12"}
+//!  "nodes":81234567,"cpu_s":41.2,"kalah":"0.1.0","fact_at":"k66.jsonl:12","mac":"5e1d..."}
 //! ```
 //!
 //! `digest` names the fact checked: the XXH3-128 of its line as [`Fact::to_line`] writes it,
-//! so a fact whose text changes is unchecked again. A check certifies its fact only when it
-//! took another path than the fact: other levels (or none), or plain alpha-beta.
+//! so a fact whose text changes is unchecked again. `mac` is the mark of the installation
+//! that wrote it ([`crate::prove::key`]): a check counts only if this installation's key
+//! verifies its mark (over the check and the whole line of its fact), or if it is one of the
+//! checks shipped with kalah, of that very fact ([`crate::prove::shipped`]); any other check
+//! (unmarked, made elsewhere, forged) is a claim, which certifies nothing and finds nothing
+//! wrong. A check that counts certifies its fact only when it took another path than the
+//! fact: other levels (or none), or plain alpha-beta. Every number of a check line is
+//! bounded when it is read (nodes, seconds, levels that cannot have held its position).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -45,7 +51,8 @@ use crate::board::Board;
 use crate::fast_hash::FastMap;
 use crate::lanes::Lanes;
 use crate::position::{Move, Position};
-use crate::prove::fact::{Bounds, Fact, MAX_LINE};
+use crate::prove::fact::{Bounds, Fact, MAX_CPU_S, MAX_LINE, MAX_NODES};
+use crate::prove::key::{self, Key};
 use crate::prove::ledger::{Ledger, LedgerError, MAX_LEDGER_BYTES, read_lines, within};
 use crate::prove::tree::{EdgeKind, Tree};
 use crate::prove::{MAX_TREE, ProveError};
@@ -56,10 +63,22 @@ pub const CHECK_FORMAT: u64 = 1;
 
 /// The digest that names `fact` in a check: XXH3-128 of its canonical line, in hex.
 pub fn digest<L: Lanes>(fact: &Fact<L>) -> String {
-    format!(
-        "{:032x}",
-        xxhash_rust::xxh3::xxh3_128(fact.to_line().as_bytes())
-    )
+    digest_of_line(&fact.to_line())
+}
+
+/// The digest of a fact whose line ([`Fact::to_line`]) is `line`.
+pub fn digest_of_line(line: &str) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(line.as_bytes()))
+}
+
+/// This installation's mark on a check (see [`crate::prove::key`]): the check's text it was
+/// taken over, and the MAC.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// The check's JSON object without its mark, keys sorted ([`key::canonical`]).
+    text: String,
+    /// HMAC-SHA256 of that text and of the fact's line, under the key.
+    mac: [u8; 32],
 }
 
 /// One fact checked again.
@@ -89,11 +108,33 @@ pub struct Check {
     pub cpu_s: f64,
     /// Where the fact was read when it was checked (information only).
     pub fact_at: String,
+    /// The mark of the installation that wrote it, if the line has one (`"mac"`): only a
+    /// mark this installation's key verifies makes the check count ([`Checks::verdict`]).
+    pub mark: Option<Mark>,
 }
 
 impl Check {
-    /// The JSON line (without its newline).
+    /// The JSON line (without its newline), unmarked: what [`Check::marked`] marks. A check
+    /// written without its mark counts nowhere (it reads as a claim).
     pub fn to_line(&self) -> String {
+        self.object().to_string()
+    }
+
+    /// This check marked by `key` as a check of the fact whose line ([`Fact::to_line`]) is
+    /// `fact_line`, and its JSON line (without its newline) with the mark in `"mac"`: what
+    /// this installation writes.
+    pub fn marked(mut self, key: &Key, fact_line: &str) -> (Check, String) {
+        let mut object = self.object();
+        let text = key::canonical(&object);
+        let mac = key.mark(&text, fact_line);
+        object["mac"] = json!(key::hex(&mac));
+        self.mark = Some(Mark { text, mac });
+        let line = object.to_string();
+        (self, line)
+    }
+
+    /// The check as a JSON object, without a mark.
+    fn object(&self) -> Value {
         json!({
             "check": CHECK_FORMAT,
             "digest": self.digest,
@@ -110,7 +151,6 @@ impl Check {
             "kalah": env!("CARGO_PKG_VERSION"),
             "fact_at": self.fact_at,
         })
-        .to_string()
     }
 
     /// Reads one line of a checks file; the error says what is wrong with it.
@@ -121,7 +161,24 @@ impl Check {
                 line.len()
             ));
         }
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+        let mut v: Value =
+            serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+        if !v.is_object() {
+            return Err("not a JSON object".into());
+        }
+        let mark = match v.as_object_mut().and_then(|o| o.remove("mac")) {
+            None => None,
+            Some(mac) => {
+                let mac = mac
+                    .as_str()
+                    .and_then(key::unhex::<32>)
+                    .ok_or("\"mac\" is not 64 hex digits")?;
+                Some(Mark {
+                    text: key::canonical(&v),
+                    mac,
+                })
+            }
+        };
         if v["check"].as_u64() != Some(CHECK_FORMAT) {
             return Err(format!("not a check (no \"check\":{CHECK_FORMAT})"));
         }
@@ -142,11 +199,28 @@ impl Check {
         let rules: Rules = text("rules")?
             .parse()
             .map_err(|_| "unknown \"rules\"".to_owned())?;
+        let position = text("position")?;
+        let seeds = seeds_of(&position, rules)?;
+        let (lower, upper) = (int("lower")?, int("upper")?);
+        if lower.unsigned_abs() > crate::rules::MAX_SEEDS
+            || upper.unsigned_abs() > crate::rules::MAX_SEEDS
+            || lower > upper
+        {
+            return Err(format!(
+                "\"lower\" {lower} and \"upper\" {upper} are not bounds of a value"
+            ));
+        }
+        match v["levels"].get("rules") {
+            None | Some(Value::Null) => {}
+            Some(r) if r.as_str() == Some(rules.as_str()) => {}
+            Some(_) => return Err(format!("\"levels\".\"rules\" is not {rules}")),
+        }
         let top = match &v["levels"]["top"] {
             Value::Null => None,
             t => Some(
                 t.as_u64()
                     .and_then(|t| u32::try_from(t).ok())
+                    .filter(|&t| t <= crate::db::MAX_LEVEL)
                     .ok_or("\"levels\".\"top\" is not a level")?,
             ),
         };
@@ -154,19 +228,40 @@ impl Check {
         if !["lower-levels", "no-db", "serial", "alphabeta"].contains(&by.as_str()) {
             return Err(format!("unknown path \"{by}\""));
         }
+        // A check by the lower levels reads two below the position's seeds at most (so that
+        // its position is searched, never looked up); the other paths read none.
+        match top {
+            Some(t) if by != "lower-levels" => {
+                return Err(format!("a check by {by} read no levels, not 0..{t}"));
+            }
+            Some(t) if t + 2 > seeds => {
+                return Err(format!(
+                    "levels 0..{t} hold its position of {seeds} seeds: a lookup, not a check"
+                ));
+            }
+            _ => {}
+        }
+        let holds = v["holds"].as_bool().ok_or("no \"holds\" true or false")?;
+        // Any check searched its position at least (a count bounded as a fact's).
+        let nodes = crate::prove::fact::nodes_of(&v["nodes"])
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| format!("no \"nodes\" count from 1 to {MAX_NODES}"))?;
+        let cpu_s = crate::prove::fact::cpu_s_of(&v["cpu_s"])
+            .ok_or_else(|| format!("no \"cpu_s\" number of seconds from 0 to {MAX_CPU_S:e}"))?;
         Ok(Check {
             digest,
-            position: text("position")?,
+            position,
             rules,
-            lower: int("lower")?,
-            upper: int("upper")?,
+            lower,
+            upper,
             by,
             top,
-            holds: v["holds"].as_bool().ok_or("no \"holds\" true or false")?,
+            holds,
             why: v["why"].as_str().map(str::to_owned),
-            nodes: v["nodes"].as_u64().ok_or("no \"nodes\" count")?,
-            cpu_s: v["cpu_s"].as_f64().ok_or("no \"cpu_s\" number")?,
+            nodes,
+            cpu_s,
             fact_at: v["fact_at"].as_str().unwrap_or("").to_owned(),
+            mark,
         })
     }
 
@@ -174,6 +269,15 @@ impl Check {
     pub fn is_another_path<L: Lanes>(&self, fact: &Fact<L>) -> bool {
         another_path(&self.by, self.top, fact)
     }
+}
+
+/// The seeds on the board of the position `literal` under `rules`, if it is one.
+fn seeds_of(literal: &str, rules: Rules) -> Result<u32, String> {
+    let setup: crate::position::Setup =
+        literal.parse().map_err(|e| format!("\"position\": {e}"))?;
+    let position = Position::<crate::lanes::Wide>::from_setup(&setup, rules)
+        .map_err(|e| format!("\"position\": {e}"))?;
+    Ok(position.seeds_on_board())
 }
 
 /// Whether a check by the path `by`, reading the levels `0..=top` (`None`: none), searches
@@ -184,18 +288,34 @@ pub fn another_path<L: Lanes>(by: &str, top: Option<u32>, fact: &Fact<L>) -> boo
 }
 
 /// The checks of one or more files, by digest (a fact checked twice: a check that failed wins,
-/// then one by another path).
+/// then one by another path). Only the checks this installation wrote count: those its key
+/// marked ([`crate::prove::key`]), and those shipped with kalah ([`crate::prove::shipped`]);
+/// any other is a claim.
 #[derive(Default)]
 pub struct Checks {
     files: Vec<PathBuf>,
     by_digest: HashMap<String, Vec<Check>>,
     lines: usize,
+    /// The key that verifies marks, once known.
+    key: Option<Key>,
+    /// Whether `key` is settled: given, or this installation's read (at the first marked line).
+    key_read: bool,
 }
 
 impl Checks {
-    /// No checks.
+    /// No checks. Marks are verified with this installation's key ([`Key::of_installation`]),
+    /// read when the first marked check is read.
     pub fn new() -> Checks {
         Checks::default()
+    }
+
+    /// No checks; marks are verified with `key` (none: no mark verifies).
+    pub fn with_key(key: Option<Key>) -> Checks {
+        Checks {
+            key,
+            key_read: true,
+            ..Checks::default()
+        }
     }
 
     /// Reads `path` (a file that is not there holds no check yet), as ledgers are read
@@ -221,16 +341,75 @@ impl Checks {
             MAX_LEDGER_BYTES,
             &format!("the {} GiB a checks file may be", MAX_LEDGER_BYTES >> 30),
         )?;
+        let mut marked = false;
         read_lines(BufReader::new(file), path, 0, |text, at| {
             if !text.trim().is_empty() {
                 let check =
                     Check::from_line(text).map_err(|why| LedgerError::Garbled { at, why })?;
+                if check.mark.is_some() && !marked {
+                    marked = true;
+                    self.read_key(path)?;
+                }
                 self.add(check);
             }
             Ok(())
         })?;
         self.files.push(path.to_path_buf());
         Ok(())
+    }
+
+    /// Reads the checks of `text`, named `name` (a checks file built into kalah): each line
+    /// a check, blank lines skipped; any other line is an error naming it.
+    pub fn add_text(&mut self, name: &Path, text: &str) -> Result<(), LedgerError> {
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let check = Check::from_line(line).map_err(|why| LedgerError::Garbled {
+                at: crate::prove::ledger::Origin {
+                    file: name.to_path_buf(),
+                    line: i + 1,
+                },
+                why,
+            })?;
+            self.add(check);
+        }
+        Ok(())
+    }
+
+    /// Reads this installation's key if it is not settled yet, for the marked checks of the
+    /// file `checks`: an error if it is there but unsafe, or if it lies in the directory of
+    /// `checks` ([`Key::check_apart_from`]).
+    fn read_key(&mut self, checks: &Path) -> Result<(), LedgerError> {
+        let error = |e: key::KeyError| LedgerError::Io {
+            file: e.file.clone(),
+            error: std::io::Error::other(e.message()),
+        };
+        if !self.key_read {
+            self.key = Key::of_installation().map_err(error)?;
+            self.key_read = true;
+        }
+        if let Some(key) = &self.key {
+            key.check_apart_from(checks).map_err(error)?;
+        }
+        Ok(())
+    }
+
+    /// Whether this installation wrote `check`, a check of the fact whose line is
+    /// `fact_line`: its mark verifies with this installation's key, or it is a shipped check
+    /// of that very fact. Any other check is a claim.
+    fn is_ours(&self, check: &Check, fact_line: &str) -> bool {
+        match &check.mark {
+            // A shipped check made on another installation is marked with that one's key: it
+            // counts as shipped, field for field.
+            Some(mark) => {
+                self.key
+                    .as_ref()
+                    .is_some_and(|k| k.verifies(&mark.text, fact_line, &mark.mac))
+                    || crate::prove::shipped::vouches(check, fact_line)
+            }
+            None => crate::prove::shipped::vouches(check, fact_line),
+        }
     }
 
     /// Reads every file read so far again, from its start (checks are few beside facts).
@@ -272,29 +451,47 @@ impl Checks {
         let (mut facts, mut checks) = (0u64, 0u64);
         let mut seen = std::collections::HashSet::new();
         for (fact, _) in ledger.facts() {
-            let d = digest(fact);
-            let first = self.by_digest.get(&d).and_then(|c| c.first());
-            if let Some(c) = first.filter(|_| seen.insert(d.clone())) {
-                facts += fact.nodes;
-                checks += c.nodes;
+            let first = match self.verdict(fact) {
+                Verdict::Holds(c) | Verdict::Wrong(c) => Some(c),
+                Verdict::Unchecked => None,
+            };
+            if let Some(c) = first.filter(|_| seen.insert(digest(fact))) {
+                facts = facts.saturating_add(fact.nodes);
+                checks = checks.saturating_add(c.nodes);
             }
         }
         (facts > 0).then(|| checks as f64 / facts as f64)
     }
 
-    /// What the checks say of `fact`: found wrong by any check, else certified by one that
-    /// took another path, else (checked by the same path only, or never) unchecked.
+    /// What this installation's checks say of `fact`: found wrong by one, else certified by
+    /// one that took another path, else (checked by the same path only, by checks this
+    /// installation did not write, or never) unchecked. Checks it did not write
+    /// ([`Checks::claimed`]) count neither way.
     pub fn verdict<L: Lanes>(&self, fact: &Fact<L>) -> Verdict<'_> {
-        let Some(checks) = self.by_digest.get(&digest(fact)) else {
+        let line = fact.to_line();
+        let Some(checks) = self.by_digest.get(&digest_of_line(&line)) else {
             return Verdict::Unchecked;
         };
-        if let Some(c) = checks.iter().find(|c| !c.holds) {
+        let position = fact.position.to_string();
+        let ours = |c: &&Check| c.position == position && self.is_ours(c, &line);
+        let ours: Vec<&Check> = checks.iter().filter(ours).collect();
+        if let Some(c) = ours.iter().find(|c| !c.holds) {
             return Verdict::Wrong(c);
         }
-        match checks.iter().find(|c| c.is_another_path(fact)) {
+        match ours.iter().find(|c| c.is_another_path(fact)) {
             Some(c) => Verdict::Holds(c),
             None => Verdict::Unchecked,
         }
+    }
+
+    /// Whether checks of `fact` were read that this installation did not write (made on
+    /// another machine, before checks were marked, or forged): claims, to be proven again
+    /// here (`kalah prove --certify` or `--check --all` does).
+    pub fn claimed<L: Lanes>(&self, fact: &Fact<L>) -> bool {
+        let line = fact.to_line();
+        self.by_digest
+            .get(&digest_of_line(&line))
+            .is_some_and(|checks| checks.iter().any(|c| !self.is_ours(c, &line)))
     }
 }
 
@@ -516,6 +713,13 @@ impl Certificate {
     ) -> Result<Self, ProveError> {
         crate::prove::check_root(&root)?;
         let tree = Tree::grow(root, ledger, MAX_TREE)?;
+        Ok(Certificate::of_tree(&tree, ledger, checks))
+    }
+
+    /// [`Certificate::of`] the root of `tree`, grown from `ledger` (and bounded by it as it
+    /// is now): for a caller that grew the tree already (the answer to a position, which reads
+    /// its bounds from the same tree).
+    pub fn of_tree<L: Lanes>(tree: &Tree<L>, ledger: &Ledger<L>, checks: &Checks) -> Self {
         let mut by_board: FastMap<(Rules, Board<L>), Vec<usize>> = FastMap::default();
         for (i, (fact, _)) in ledger.facts().iter().enumerate() {
             if fact.is_informative() {
@@ -526,12 +730,13 @@ impl Certificate {
             }
         }
         let mut s = Support {
-            tree: &tree,
+            tree,
             ledger,
             checks,
             by_board,
             memo: HashMap::new(),
         };
+        let root = &tree.root().position;
         let stores = root.store_difference();
         let widest = Bounds::widest(root.board().seeds(), root.rules());
         let mut claims = Vec::new();
@@ -603,7 +808,7 @@ impl Certificate {
                 by,
             });
         }
-        Ok(Certificate { claims })
+        Certificate { claims }
     }
 
     /// The facts not yet certified that the claims rest on (those of `side` only, if given:

@@ -54,6 +54,32 @@ pub const MAX_LINE: usize = 4096;
 /// The version of the fact format written.
 pub const FORMAT: u64 = 1;
 
+/// The most search nodes a line may say a fact or a check cost, or a test's budget (2^53,
+/// exact as a JSON number: some 100 days of a search at 10^9 nodes a second; a campaign's
+/// budget is at most 10^15). A line that says more is damage: every sum of them stays far
+/// within a u64 (and saturates past it, whatever the files hold).
+pub const MAX_NODES: u64 = 1 << 53;
+
+/// The most CPU seconds a line may say (10^10: three centuries of one core, years of a
+/// thousand).
+pub const MAX_CPU_S: f64 = 1e10;
+
+/// The sum of node counts, saturating: whatever the files hold, a total stays a count.
+pub fn sum_nodes(counts: impl IntoIterator<Item = u64>) -> u64 {
+    counts.into_iter().fold(0, u64::saturating_add)
+}
+
+/// `v` as a count of nodes, if it is one within [`MAX_NODES`].
+pub(crate) fn nodes_of(v: &Value) -> Option<u64> {
+    v.as_u64().filter(|&n| n <= MAX_NODES)
+}
+
+/// `v` as CPU seconds, if it is a number of them within [`MAX_CPU_S`].
+pub(crate) fn cpu_s_of(v: &Value) -> Option<f64> {
+    v.as_f64()
+        .filter(|s| s.is_finite() && (0.0..=MAX_CPU_S).contains(s))
+}
+
 /// Bounds on f, the future store difference of a board for its side to move (the value less
 /// the stores): `lower <= f <= upper`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -264,13 +290,13 @@ impl<L: Lanes> Fact<L> {
                 "`lower` {lower} is above `upper` {upper}"
             )));
         }
-        let nodes = field("nodes")?
-            .as_u64()
-            .ok_or_else(|| FactError("`nodes` is not a count".into()))?;
-        let cpu_s = field("cpu_s")?
-            .as_f64()
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .ok_or_else(|| FactError("`cpu_s` is not a number of seconds".into()))?;
+        let nodes = nodes_of(field("nodes")?)
+            .ok_or_else(|| FactError(format!("`nodes` is not a count of at most {MAX_NODES}")))?;
+        let cpu_s = cpu_s_of(field("cpu_s")?).ok_or_else(|| {
+            FactError(format!(
+                "`cpu_s` is not a number of seconds from 0 to {MAX_CPU_S:e}"
+            ))
+        })?;
         let levels = field("levels")?;
         match levels.get("rules").map(Value::as_str) {
             Some(Some(r)) if r == rules.as_str() => {}
@@ -300,10 +326,9 @@ impl<L: Lanes> Fact<L> {
         let within = optional_text("within")?;
         let budget = match map.get("budget") {
             Some(Value::Null) | None => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .ok_or_else(|| FactError("`budget` is not a count".into()))?,
-            ),
+            Some(v) => Some(nodes_of(v).ok_or_else(|| {
+                FactError(format!("`budget` is not a count of at most {MAX_NODES}"))
+            })?),
         };
         let continues = optional_text("continues")?;
         let threads = match map.get("threads") {
@@ -403,6 +428,11 @@ mod tests {
             ("\"houses\":4", "\"houses\":5"),
             ("\"rules\":\"standard\"", "\"rules\":\"awari\""),
             ("\"nodes\":1234", "\"nodes\":-1"),
+            ("\"nodes\":1234", "\"nodes\":9007199254740993"),
+            ("\"cpu_s\":0.25", "\"cpu_s\":1e20"),
+            ("\"cpu_s\":0.25", "\"cpu_s\":-0.5"),
+            ("\"budget\":10000", "\"budget\":18446744073709551615"),
+            ("\"top\":8", "\"top\":4294967295"),
             ("<4,3,1,", "<4,3,"),
         ] {
             let bad = line.replacen(from, to, 1);

@@ -153,7 +153,10 @@ pub(crate) fn within(file: &Path, len: u64, max: u64, bound: &str) -> Result<(),
     }
     Err(LedgerError::Io {
         file: file.to_path_buf(),
-        error: std::io::Error::other(format!("{len} bytes, more than {bound}")),
+        error: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{len} bytes, more than {bound}"),
+        ),
     })
 }
 

@@ -31,7 +31,9 @@
 
 pub mod certificate;
 pub mod fact;
+pub mod key;
 pub mod ledger;
+pub mod shipped;
 pub mod tree;
 
 use std::collections::HashMap;
@@ -280,7 +282,7 @@ impl<L: Lanes> Status<L> {
             facts: facts.len(),
             over_budget: facts.iter().filter(|(f, _)| f.over_budget).count(),
             harvested: facts.iter().filter(|(f, _)| f.within.is_some()).count(),
-            nodes: facts.iter().map(|(f, _)| f.nodes).sum(),
+            nodes: fact::sum_nodes(facts.iter().map(|(f, _)| f.nodes)),
             cpu_s: facts.iter().map(|(f, _)| f.cpu_s).sum(),
             tree: tree.nodes().len(),
             beta: beta.map(|b| b + stores),
@@ -432,6 +434,14 @@ impl<'a, L: Lanes> Campaign<'a, L> {
         guess: Option<i32>,
     ) -> Result<Campaign<'a, L>, ProveError> {
         check_root(&root)?;
+        if !(1..=fact::MAX_NODES).contains(&config.budget) {
+            // Its facts could not be read back.
+            return Err(ProveError::Root(format!(
+                "a budget of {} nodes: a campaign's is 1 to {}",
+                config.budget,
+                fact::MAX_NODES
+            )));
+        }
         let writer = LedgerWriter::open(own)?;
         let mut ledger = Ledger::new();
         ledger.add_file(own)?;

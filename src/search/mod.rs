@@ -440,6 +440,11 @@ impl Solver {
         Ok(self)
     }
 
+    /// The top level of the endgame levels this solver probes, if any.
+    pub fn levels_top(&self) -> Option<u32> {
+        self.db.as_ref().map(|db| db.max_level())
+    }
+
     /// Saves the transposition table to `path` (see [`table_file`]); safe while a search runs
     /// on another thread.
     pub fn save_table(&self, path: &std::path::Path) -> Result<(), table_file::TableFileError> {

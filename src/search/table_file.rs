@@ -204,42 +204,52 @@ pub fn read_header(path: &Path) -> Result<TableFileHeader, TableFileError> {
 }
 
 fn header_of(file: &mut File, path: &Path) -> Result<TableFileHeader, TableFileError> {
-    let bad = |why: &str| TableFileError::Format(format!("{} {why}", path.display()));
     let mut h = [0u8; HEADER_LEN];
-    file.read_exact(&mut h)
-        .map_err(|_| bad("is too short for a table file"))?;
-    if h[0..8] != MAGIC {
-        return Err(bad("is not a kalah table file"));
-    }
-    let version = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
-    if version != VERSION {
-        return Err(bad(&format!(
-            "has format version {version}; this build reads version {VERSION}"
-        )));
-    }
-    let rules =
-        Rules::from_code(h[13]).ok_or_else(|| bad(&format!("names unknown rules ({})", h[13])))?;
-    let buckets = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
-    let words = buckets
-        .checked_mul(TranspositionTable::BUCKET_WORDS as u64)
-        .filter(|&w| buckets > 0 && w < 1 << 40)
-        .ok_or_else(|| bad("has an impossible table size"))?;
+    file.read_exact(&mut h).map_err(|_| {
+        TableFileError::Format(format!("{} is too short for a table file", path.display()))
+    })?;
     let len = file
         .metadata()
         .map_err(|e| io_error(path, "read", e))?
         .len();
+    parse_header(&h, len).map_err(|why| TableFileError::Format(format!("{} {why}", path.display())))
+}
+
+/// The header `h` of a table file of `len` bytes, every field checked against what a table
+/// file can hold (the error says which, after the file's name: "is not a kalah table file").
+pub fn parse_header(h: &[u8; HEADER_LEN], len: u64) -> Result<TableFileHeader, String> {
+    if h[0..8] != MAGIC {
+        return Err("is not a kalah table file".into());
+    }
+    let version = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        return Err(format!(
+            "has format version {version}; this build reads version {VERSION}"
+        ));
+    }
+    let houses = usize::from(h[12]);
+    if !(1..=crate::rules::MAX_HOUSES).contains(&houses) {
+        return Err(format!("names a board of {houses} houses a side"));
+    }
+    let rules =
+        Rules::from_code(h[13]).ok_or_else(|| format!("names unknown rules ({})", h[13]))?;
+    let buckets = u64::from_le_bytes(h[16..24].try_into().expect("8 bytes"));
+    let words = buckets
+        .checked_mul(TranspositionTable::BUCKET_WORDS as u64)
+        .filter(|&w| buckets > 0 && w < 1 << 40)
+        .ok_or("has an impossible table size")?;
     if len != HEADER_LEN as u64 + 8 * words {
-        return Err(bad(&format!(
+        return Err(format!(
             "is {len} bytes, not the {} of its {buckets} buckets (truncated?)",
             HEADER_LEN as u64 + 8 * words
-        )));
+        ));
     }
     let origin = TableOrigin::from_bytes([h[14], h[15]])
-        .ok_or_else(|| bad(&format!("names an unknown origin ({})", h[14])))?;
+        .ok_or_else(|| format!("names an unknown origin ({})", h[14]))?;
     Ok(TableFileHeader {
-        houses: usize::from(h[12]),
+        houses,
         rules,
-        buckets: buckets as usize,
+        buckets: usize::try_from(buckets).map_err(|_| "has an impossible table size")?,
         origin,
     })
 }

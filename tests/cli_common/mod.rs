@@ -16,12 +16,25 @@ pub fn missing_db_home() -> PathBuf {
     std::env::temp_dir().join(format!("kalah-no-db-home-{}", std::process::id()))
 }
 
+/// The environment variable that names this installation's key (`kalah::prove::key::KEY_VAR`).
+pub const KEY_VAR: &str = "KALAH_KEY";
+
+/// The key of the installation the tests run (`kalah-test-key-PID/kalah.key` in the system's
+/// temporary directory, made by the first command that writes a check): never the developer's
+/// own (~/.local/share/kalah.key).
+pub fn test_key() -> PathBuf {
+    std::env::temp_dir()
+        .join(format!("kalah-test-key-{}", std::process::id()))
+        .join("kalah.key")
+}
+
 /// The `kalah` binary, to be given its arguments, with [`missing_db_home`] as its database
-/// home: every test runs `kalah` through this (a test about the home sets `KALAH_DB`, or
-/// removes it, itself).
+/// home and [`test_key`] as its key: every test runs `kalah` through this (a test about the
+/// home sets `KALAH_DB`, or removes it, itself).
 pub fn command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kalah"));
     command.env(DB_HOME_VAR, missing_db_home());
+    command.env(KEY_VAR, test_key());
     command
 }
 

@@ -106,8 +106,8 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
     let finished = AtomicBool::new(false);
     let (houses, rules, top) = (args.houses, args.rules, args.max_seeds);
     let progress = |p| display.progress(p);
-    let report = std::thread::scope(|scope| {
-        super::set_on_interrupt(scope, &finished, &cancel);
+    let report = std::thread::scope(|scope| -> Result<_, CliError> {
+        super::set_on_interrupt(scope, &finished, &cancel)?;
         let report = if args.by_pairs {
             // A job of one rank, this process: the split build's pair files and resumption.
             let ranks = kalah::db::ranks::in_process(1);
@@ -118,8 +118,8 @@ pub fn run(args: BuildArgs) -> Result<(), CliError> {
             pool.install(|| build(&dir, houses, rules, top, &cancel, &progress))
         };
         finished.store(true, Ordering::Relaxed);
-        report
-    });
+        Ok(report)
+    })?;
     display.indicator.finish();
     if let Err(DbError::Cancelled) = report {
         return Err(interrupted(&args, &dir));
@@ -193,12 +193,12 @@ fn run_build_mpi(args: BuildArgs, dir: PathBuf) -> Result<(), CliError> {
     // pieces of work; rank 0 says what is kept.
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
-    let result = std::thread::scope(|scope| {
-        super::set_on_interrupt(scope, &finished, &cancel);
+    let result = std::thread::scope(|scope| -> Result<_, CliError> {
+        super::set_on_interrupt(scope, &finished, &cancel)?;
         let result = build_distributed(&ranks, &dir, houses, rules, top, &pool, &cancel, &progress);
         finished.store(true, Ordering::Relaxed);
-        result
-    });
+        Ok(result)
+    })?;
     let report = match result {
         Ok(report) => report,
         Err(DbError::Cancelled) if leader => {

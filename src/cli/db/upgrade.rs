@@ -45,8 +45,8 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
     // first): every file rewritten is kept, and the same command finishes the rest.
     kalah::catch_interrupt();
     let finished = AtomicBool::new(false);
-    let report = std::thread::scope(|scope| {
-        super::set_on_interrupt(scope, &finished, &cancel);
+    let report = std::thread::scope(|scope| -> Result<_, CliError> {
+        super::set_on_interrupt(scope, &finished, &cancel)?;
         let report = upgrade(&dir, &cancel, &|u| {
             if json {
                 return;
@@ -63,8 +63,8 @@ pub fn run(args: UpgradeArgs) -> Result<(), CliError> {
             }
         });
         finished.store(true, Ordering::Relaxed);
-        report
-    });
+        Ok(report)
+    })?;
     if let Err(DbError::Cancelled) = report {
         return Err(CliError {
             message: format!(

@@ -11,12 +11,13 @@ use serde_json::json;
 
 use super::super::CliError;
 use super::super::progress::Indicator;
-use super::{databases_in, open_base, pool, report_end};
+use super::{databases_or_none_in, no_database, open_base, pool, report_end};
 
 /// Check every level in DIR: headers, every block against its checksum and, for a sample of
 /// entries (or all), that each entry is the best of its moves. The ledgers of DIR (`*.jsonl`)
 /// too: how many of their facts were proven again by another path (only those answer), how
-/// many are unchecked claims, and any found wrong or contradicting another.
+/// many are unchecked claims, and any found wrong or contradicting another; a directory of
+/// ledgers and no level is verified too.
 ///
 /// Every level is checked even when one is damaged, and each damaged level is named with its
 /// first damaged block; the exit code is then 1. A missing level between 0 and the highest is
@@ -63,7 +64,16 @@ pub fn run(args: VerifyArgs) -> Result<(), CliError> {
     let indicator = Indicator::spinner("verifying", "");
     let mut databases = Vec::new();
     let mut defects: Vec<String> = Vec::new();
-    for (houses, rules) in databases_in(&dir)? {
+    // A directory of ledgers alone is verified too: it is what `query` reads as books.
+    let found = databases_or_none_in(&dir)?;
+    let no_ledgers = matches!(kalah::book::ledger_files(&dir), Ok(files) if files.is_empty());
+    if found.is_empty() && no_ledgers {
+        return Err(no_database(&dir, " or ledger (*.jsonl)"));
+    }
+    if found.is_empty() && !args.json {
+        println!("no database in {}: its ledgers only", dir.display());
+    }
+    for (houses, rules) in found {
         let name = format!("{houses} houses, {rules} rules");
         let base = match open_base(&dir, houses, rules, args.max_level) {
             Ok(base) => base,

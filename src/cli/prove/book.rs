@@ -75,9 +75,9 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
     let indicator = super::super::progress::Indicator::bar("book", total as u64, "boards");
     let done = AtomicBool::new(false);
     let started = Instant::now();
-    let made = std::thread::scope(|scope| {
+    let made = std::thread::scope(|scope| -> Result<_, CliError> {
         let cancel = &solver;
-        super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel());
+        super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel())?;
         let made = book::make(
             &root,
             &boards,
@@ -88,8 +88,8 @@ pub fn run(args: &ProveArgs, depth: u32) -> Result<(), CliError> {
             &mut |p| indicator.set_done(p.done as u64),
         );
         done.store(true, Ordering::Relaxed);
-        made
-    });
+        Ok(made)
+    })?;
     indicator.finish();
     let made = match made {
         Ok(made) => made,
@@ -170,10 +170,15 @@ fn boards_of(
             ),
             Refused::Counted(t) => format!(
                 "a book of depth {depth} is too large for this machine: by depth {} it already \
-                 holds {} boards and {} MB, {limit}",
+                 holds {} boards and {} MB, {}",
                 t.depth,
                 human_count(t.boards as u64),
                 t.bytes >> 20,
+                if t.refused {
+                    "when the system refused it more memory (ulimit -v?): take a smaller DEPTH"
+                } else {
+                    &limit
+                },
             ),
         })
     })

@@ -61,15 +61,17 @@ fn run_on<L: Lanes>(args: &ProveArgs, root: Position<L>) -> Result<(), CliError>
     let done = AtomicBool::new(false);
     let started = Instant::now();
     let outcome = std::thread::scope(|scope| {
-        let cancel = &solver;
-        super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel());
-        // The table saved every --save-every minutes while the tests run.
-        let solver = &solver;
-        args.table.save_while(scope, &done, move || Some(solver));
-        let result = campaign_loop(args, &mut campaign, started);
+        let result = (|| -> Result<_, CliError> {
+            let cancel = &solver;
+            super::super::cancel_on_interrupt(scope, &done, move || cancel.cancel())?;
+            // The table saved every --save-every minutes while the tests run.
+            let solver = &solver;
+            args.table.save_while(scope, &done, move || Some(solver))?;
+            Ok(campaign_loop(args, &mut campaign, started))
+        })();
         done.store(true, Ordering::Relaxed);
         result
-    });
+    })?;
     // Whatever ended the campaign, the table keeps what its tests proved (a test stopped
     // midway stored only what it had finished).
     if let Some(line) = args.table.save(&solver) {

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kalah::prove::certificate::{self, Certificate, Check, Checks, Claim, Verdict};
-use kalah::prove::fact::Fact;
+use kalah::prove::fact::{Fact, sum_nodes};
+use kalah::prove::key::Key;
 use kalah::prove::ledger::{Ledger, LedgerWriter};
 use kalah::prove::{self, Recheck};
 use kalah::search::table_file::TableOrigin;
@@ -19,6 +20,7 @@ use super::super::CliError;
 use super::super::args::print_json;
 use super::super::human::{human_count, human_duration};
 use super::super::search::{new_solver, with_table_file};
+use super::super::threads::spawn_scoped;
 use super::{
     AnyLedger, ProveArgs, config_with, ledger_error, ledger_root, prove_error, read_any_ledgers,
     read_ledgers,
@@ -68,7 +70,8 @@ fn certify_root<L: Lanes>(
     let mut ledger = read_ledgers(path, args)?;
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
-    let mut checks = read_checks(&own, &args.read_checks)?;
+    let key = installation_key(&own)?;
+    let mut checks = read_checks(&own, &args.read_checks, Some(&key))?;
     let mut paths = Paths::new(args, root.houses_per_side(), root.rules())?;
     paths.keep_table(args)?;
     let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
@@ -82,20 +85,23 @@ fn certify_root<L: Lanes>(
     };
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
-        scope.spawn(move || watch_interrupt(solvers, done));
-        // The table of --table-file saved every --save-every minutes while the checks run.
-        let kept = &kept;
-        args.table.save_while(scope, done, move || kept(solvers));
-        let r = certify_loop(
-            args,
-            root,
-            &mut ledger,
-            &mut checks,
-            &mut writer,
-            &paths,
-            solvers,
-            started,
-        );
+        let r = (|| {
+            spawn_scoped(scope, "interrupt", move || watch_interrupt(solvers, done))?;
+            // The table of --table-file saved every --save-every minutes while the checks run.
+            let kept = &kept;
+            args.table.save_while(scope, done, move || kept(solvers))?;
+            certify_loop(
+                args,
+                root,
+                &mut ledger,
+                &mut checks,
+                &mut writer,
+                &key,
+                &paths,
+                solvers,
+                started,
+            )
+        })();
         done.store(true, Ordering::Relaxed);
         r
     });
@@ -155,9 +161,25 @@ fn is_cancelled(e: &CliError) -> bool {
     e.code == 130
 }
 
-/// The checks of `own` and of `others` (each a regular file, or not there yet).
-pub(super) fn read_checks(own: &Path, others: &[PathBuf]) -> Result<Checks, CliError> {
-    let mut checks = Checks::new();
+/// This installation's key, made now if it has none yet: the checks it writes to `checks`
+/// carry its mark ([`kalah::prove::key`]). Refused if it lies in the directory of `checks`.
+fn installation_key(checks: &Path) -> Result<Key, CliError> {
+    Key::of_installation_or_make()
+        .and_then(|key| key.check_apart_from(checks).map(|()| key))
+        .map_err(|e| CliError::failure(e.to_string()))
+}
+
+/// The checks of `own` and of `others` (each a regular file, or not there yet); their marks
+/// verified with `key`, else with this installation's key as read.
+pub(super) fn read_checks(
+    own: &Path,
+    others: &[PathBuf],
+    key: Option<&Key>,
+) -> Result<Checks, CliError> {
+    let mut checks = match key {
+        Some(key) => Checks::with_key(Some(key.clone())),
+        None => Checks::new(),
+    };
     for path in std::iter::once(&own.to_path_buf()).chain(others) {
         if let Some(what) = kalah::files::not_regular(path) {
             return Err(CliError::input(format!(
@@ -281,6 +303,7 @@ fn certify_loop<L: Lanes>(
     ledger: &mut Ledger<L>,
     checks: &mut Checks,
     writer: &mut LedgerWriter,
+    key: &Key,
     paths: &Paths,
     solvers: &Mutex<Vec<(SolverKey, Arc<Solver>)>>,
     started: Instant,
@@ -313,13 +336,14 @@ fn certify_loop<L: Lanes>(
             break;
         }
         if !args.json && ran == 0 {
-            let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+            let nodes = sum_nodes(todo.iter().map(|&i| ledger.facts()[i].0.nodes));
             eprintln!(
                 "certifying {root}: {} facts to check by {} ({})",
                 todo.len(),
                 paths.by,
                 check_cost(nodes, checks.cost_ratio(ledger))
             );
+            say_claimed(checks, todo.iter().map(|&i| &ledger.facts()[i].0));
         }
         for (k, &i) in todo.iter().enumerate() {
             if args.jobs.is_some_and(|j| ran >= j)
@@ -336,7 +360,7 @@ fn certify_loop<L: Lanes>(
                 continue;
             };
             ran += 1;
-            record(args, writer, ran, &check, todo.len() - k - 1)?;
+            let check = record(args, writer, key, ran, check, &fact, todo.len() - k - 1)?;
             let holds = check.holds;
             checks.add(check);
             if !holds {
@@ -396,7 +420,20 @@ fn check_one<L: Lanes>(
         nodes: solver.nodes() - nodes0,
         cpu_s,
         fact_at: origin.to_string(),
+        mark: None,
     }))
+}
+
+/// Says how many of `facts` (to be checked) have checks that this installation did not write:
+/// they are proven again here, as any fact not checked yet.
+fn say_claimed<'a, L: Lanes + 'a>(checks: &Checks, facts: impl Iterator<Item = &'a Fact<L>>) {
+    let n = facts.filter(|f| checks.claimed(f)).count();
+    if n > 0 {
+        eprintln!(
+            "{n} of them have checks this installation did not write (made on another machine, \
+             before checks were marked, or forged): claims, proven again here"
+        );
+    }
 }
 
 /// The facts left unchecked for want of another path, with why: the first few, then how
@@ -414,19 +451,21 @@ fn say_not_checked(no_path: &[String]) {
     }
 }
 
-/// Appends `check`, the `ran`th, to the checks file and says so ([`say_check`]).
-fn record(
+/// Appends `check`, the `ran`th, of `fact`, marked by `key`, to the checks file and says so
+/// ([`say_check`]); returns it marked, as it reads back.
+fn record<L: Lanes>(
     args: &ProveArgs,
     writer: &mut LedgerWriter,
+    key: &Key,
     ran: u64,
-    check: &Check,
+    check: Check,
+    fact: &Fact<L>,
     left: usize,
-) -> Result<(), CliError> {
-    writer
-        .append_lines(&[check.to_line()])
-        .map_err(ledger_error)?;
-    say_check(args, ran, check, left);
-    Ok(())
+) -> Result<Check, CliError> {
+    let (check, line) = check.marked(key, &fact.to_line());
+    writer.append_lines(&[line]).map_err(ledger_error)?;
+    say_check(args, ran, &check, left);
+    Ok(check)
 }
 
 /// The line (or JSON object) of the `ran`th check, `left` more to run.
@@ -481,7 +520,8 @@ fn check_every_fact_in<L: Lanes>(
 ) -> Result<(), CliError> {
     let own = checks_file(args, path);
     let mut writer = LedgerWriter::open(&own).map_err(ledger_error)?;
-    let checks = read_checks(&own, &args.read_checks)?;
+    let key = installation_key(&own)?;
+    let checks = read_checks(&own, &args.read_checks, Some(&key))?;
     let mut seen: HashSet<String> = HashSet::new();
     let mut todo: Vec<usize> = Vec::new();
     let (mut informative, mut certified, mut wrong_before) = (0usize, 0usize, Vec::new());
@@ -501,7 +541,7 @@ fn check_every_fact_in<L: Lanes>(
         }
     }
     if !args.json {
-        let nodes: u64 = todo.iter().map(|&i| ledger.facts()[i].0.nodes).sum();
+        let nodes = sum_nodes(todo.iter().map(|&i| ledger.facts()[i].0.nodes));
         eprintln!(
             "{}: {informative} facts claim a value, {certified} proven again by another path; {} to check by {} (they took {} nodes)",
             path.display(),
@@ -509,6 +549,7 @@ fn check_every_fact_in<L: Lanes>(
             args.by,
             human_count(nodes)
         );
+        say_claimed(&checks, todo.iter().map(|&i| &ledger.facts()[i].0));
     }
     let mut paths: Vec<Paths> = Vec::new();
     let solvers: Mutex<Vec<(SolverKey, Arc<Solver>)>> = Mutex::new(Vec::new());
@@ -520,8 +561,8 @@ fn check_every_fact_in<L: Lanes>(
     let done = AtomicBool::new(false);
     let outcome = std::thread::scope(|scope| {
         let (solvers, done) = (&solvers, &done);
-        scope.spawn(move || watch_interrupt(solvers, done));
         let r = (|| {
+            spawn_scoped(scope, "interrupt", move || watch_interrupt(solvers, done))?;
             for (k, &i) in todo.iter().enumerate() {
                 if args.jobs.is_some_and(|j| ran >= j)
                     || args.hours.is_some_and(|h| started.elapsed() >= h)
@@ -530,11 +571,11 @@ fn check_every_fact_in<L: Lanes>(
                     break;
                 }
                 let (fact, origin) = &ledger.facts()[i];
-                let key = (fact.position.houses_per_side(), fact.position.rules());
-                let p = match paths.iter().position(|p| (p.houses, p.rules) == key) {
+                let game = (fact.position.houses_per_side(), fact.position.rules());
+                let p = match paths.iter().position(|p| (p.houses, p.rules) == game) {
                     Some(p) => p,
                     None => {
-                        paths.push(Paths::new(args, key.0, key.1)?);
+                        paths.push(Paths::new(args, game.0, game.1)?);
                         paths.len() - 1
                     }
                 };
@@ -543,7 +584,15 @@ fn check_every_fact_in<L: Lanes>(
                     continue;
                 };
                 ran += 1;
-                record(args, &mut writer, ran, &check, todo.len() - k - 1)?;
+                let check = record(
+                    args,
+                    &mut writer,
+                    &key,
+                    ran,
+                    check,
+                    fact,
+                    todo.len() - k - 1,
+                )?;
                 if check.holds {
                     held += 1;
                 } else {
@@ -718,7 +767,7 @@ pub fn claim_text<L: Lanes>(c: &Claim, ledger: &Ledger<L>, ratio: Option<f64>) -
 
 /// The nodes the campaign took to prove the facts `c` rests on that are not certified yet.
 fn nodes_left<L: Lanes>(c: &Claim, ledger: &Ledger<L>) -> u64 {
-    c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes).sum()
+    sum_nodes(c.unchecked.iter().map(|&i| ledger.facts()[i].0.nodes))
 }
 
 /// What checking facts that took the campaign `nodes` may cost: those nodes times `ratio`
@@ -776,9 +825,9 @@ pub fn claim_json<L: Lanes>(
         "certified": c.is_certified(),
         "by": c.by,
         "cost": {
-            "facts_nodes": facts.clone().map(|f| f.nodes).sum::<u64>(),
+            "facts_nodes": sum_nodes(facts.clone().map(|f| f.nodes)),
             "facts_cpu_s": facts.map(|f| f.cpu_s).sum::<f64>(),
-            "checks_nodes": checked.clone().map(|c| c.nodes).sum::<u64>(),
+            "checks_nodes": sum_nodes(checked.clone().map(|c| c.nodes)),
             "checks_cpu_s": checked.map(|c| c.cpu_s).sum::<f64>(),
         },
     })

@@ -1,7 +1,6 @@
 //! `kalah prove --status`: where a campaign stands, read from its ledgers.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use kalah::prove::certificate::{self, Certificate};
 use kalah::prove::fact::Bounds;
@@ -13,7 +12,7 @@ use serde_json::json;
 use super::super::CliError;
 use super::super::args::{parse_position, print_json};
 use super::super::books::{bounds_text, signed, value_range};
-use super::super::human::{human_count, human_duration};
+use super::super::human::{human_count, human_seconds};
 use super::{ProveArgs, ledger_root, prove_error, read_ledgers};
 
 pub fn run(args: &ProveArgs, path: &PathBuf) -> Result<(), CliError> {
@@ -52,7 +51,7 @@ fn certified<L: Lanes>(
         .checks
         .clone()
         .unwrap_or_else(|| certificate::checks_path(path));
-    let checks = super::certify::read_checks(&own, &args.read_checks)?;
+    let checks = super::certify::read_checks(&own, &args.read_checks, None)?;
     let cert = Certificate::of(root, ledger, &checks).map_err(prove_error)?;
     let ratio = checks.cost_ratio(ledger);
     let files: Vec<String> = std::iter::once(&own)
@@ -72,6 +71,17 @@ fn certified<L: Lanes>(
         lines.push(format!(
             "  {}",
             super::certify::claim_text(c, ledger, ratio)
+        ));
+    }
+    let claimed = cert
+        .to_check(ledger, None)
+        .into_iter()
+        .filter(|&i| checks.claimed(&ledger.facts()[i].0))
+        .count();
+    if claimed > 0 {
+        lines.push(format!(
+            "  ({claimed} of the facts not certified have checks this installation did not write: \
+             claims until proven again here)"
         ));
     }
     if cert.claims.iter().any(|c| !c.is_certified()) {
@@ -203,7 +213,7 @@ pub fn print_status<L: Lanes>(
         s.facts,
         s.over_budget,
         human_count(s.nodes),
-        human_duration(Duration::from_secs_f64(s.cpu_s)),
+        human_seconds(s.cpu_s),
         mean,
         s.tree
     );
@@ -247,7 +257,7 @@ pub fn print_status<L: Lanes>(
                 number(s.proof),
                 number(s.disproof),
                 mean,
-                human_duration(Duration::from_secs_f64(mean * s.open_leaves as f64))
+                human_seconds(mean * s.open_leaves as f64)
             );
         }
     }

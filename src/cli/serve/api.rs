@@ -1,16 +1,19 @@
 //! The answers of `kalah serve`: `/api/v1/position`, `/api/v1/start` and the explorer page.
 //!
-//! A position the databases hold is read from them at once, on the connection's task. Any
-//! other is searched (probing the databases) in one of a few search slots, each a [`Solver`]
-//! kept from one request to the next (its table still holds the last searches: a walk through
-//! a game gets faster), on a blocking thread, until a deadline: past it the answer is a 422,
-//! and the slot is free again.
+//! Every answer is [`kalah::answer`]'s, on a blocking thread: the databases, the ledgers
+//! (their bounds and certificates), then a search in one of a few search slots, each a
+//! [`Solver`] kept from one request to the next (its table still holds the last searches: a
+//! walk through a game gets faster), until a deadline: past it the answer has no value, and the
+//! slot is free again. A search the cost model puts past ten budgets is not started. The
+//! answers given lately are kept ([`Cache`]): a position asked again is not searched again.
 //!
 //! ```text
 //! query ──parse──► 400 {"error": "<field>: ..."}
 //!   │
+//!   ├─ answered lately ──► the same answer, "cached": true
 //!   ├─ database holds it ──► 200 {..., "source": "database"}
-//!   ├─ an opening book proves it ──► 200 {..., "source": "ledger"}
+//!   ├─ the ledgers settle its value ──► 200 {..., "source": "ledger", moves' bounds}
+//!   ├─ the cost model puts its search past ten budgets ──► 422 {"reason": "cost"}
 //!   └─ else: a free slot within the budget? ── no ──► 503 {"reason": "busy"}
 //!              └─ search until the deadline ──► 200 {..., "source": "search"}
 //!                                           └──► 422 {"reason": "budget"}
@@ -25,13 +28,16 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use kalah::answer::{
+    Answer, AnswerError, Budget, NotDone, SearchWork, Searcher, Source, Sources, Want,
+};
 use kalah::book::Book;
 use kalah::db::Tablebase;
-use kalah::{Analysis, AnyPosition, Lanes, Position, Rules, Side, SolveError, Solver, Variant};
+use kalah::{AnyPosition, Lanes, Position, Rules, Side, Solver, Variant};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::super::answer::analysis_json;
+use super::super::answer::{add_bounds_fields, move_json};
 use super::super::args::parse_position_given;
 
 /// The longest query string taken, in bytes (a 12-house literal needs about 200).
@@ -54,6 +60,8 @@ pub struct Api {
     /// The search slots (a permit of `free` is a right to lock one that is not in use).
     slots: Vec<Mutex<Option<Slot>>>,
     free: Arc<Semaphore>,
+    /// The answers given lately.
+    cache: Cache,
 }
 
 /// A solver kept between searches, for one board size and rules.
@@ -89,6 +97,7 @@ impl Api {
             tt_mib: settings.tt_mib,
             slots: (0..settings.slots).map(|_| Mutex::new(None)).collect(),
             free: Arc::new(Semaphore::new(settings.slots)),
+            cache: Cache::default(),
         }
     }
 
@@ -311,258 +320,396 @@ fn rules(fields: &HashMap<String, String>) -> Result<Rules, Failure> {
     }
 }
 
-/// The answer for `pos`: from the databases if they hold it, else searched in a slot.
+/// The answer for `pos` ([`kalah::answer`]): from the cache if asked lately, else from the
+/// databases, the ledgers and a search in a slot within the budget, on a blocking thread.
 async fn answer(
     api: Arc<Api>,
     pos: AnyPosition,
     variant: Option<Variant>,
     arrived: Instant,
 ) -> Response {
-    let houses = kalah::with_position!(&pos, p => p.houses_per_side());
     let rules = kalah::with_position!(&pos, p => p.rules());
-    let db = api.databases.get(&(houses, rules)).cloned();
-    if let Some(db) = &db {
-        let found = kalah::with_position!(&pos, p => db.analyze(p));
-        match found {
-            Ok(Some(a)) => {
-                let source = Source::Database;
-                return done(&pos, variant, &a, source, Some(db), arrived);
-            }
-            Ok(None) => {}
-            Err(e) => return server_error(format!("cannot read the database: {e}")),
-        }
+    let key = (pos.to_string(), rules);
+    if let Some((status, body)) = api.cache.get(&key) {
+        return respond(status, (*body).clone(), arrived, true);
     }
-    match kalah::with_position!(&pos, p => api.book.analyze(p, db.as_deref())) {
-        Ok(Some(found)) => {
-            let source = Source::Ledger(found.pv_complete);
-            return done(
-                &pos,
-                variant,
-                &found.analysis,
-                source,
-                db.as_deref(),
-                arrived,
-            );
-        }
-        Ok(None) => {}
-        Err(e) => return server_error(format!("cannot answer from the opening books: {e}")),
-    }
-    // A slot within the budget, else busy.
-    let deadline = arrived + api.budget;
-    let permit =
-        match tokio::time::timeout_at(deadline.into(), api.free.clone().acquire_owned()).await {
-            Ok(Ok(permit)) => permit,
-            _ => {
-                return Failure {
-                status: StatusCode::SERVICE_UNAVAILABLE,
-                body: json!({
-                    "error": "every search slot stayed busy for the whole time budget: try \
-                              again later",
-                    "reason": "busy",
-                    "budget_ms": api.budget.as_millis() as u64,
-                    "board": kalah::with_position!(&pos, p => unsolved(p, variant, db.as_deref())),
-                }),
-            }
-            .into_response();
-            }
-        };
-    let searched = {
+    let task = {
         let api = api.clone();
-        let db = db.clone();
-        tokio::task::spawn_blocking(move || {
-            // What the ledgers bound (a proof tree grown from their facts) and claim: off the
-            // request threads, within the request's budget.
-            let bounds = kalah::with_position!(&pos, p => api.book.bounds(p));
-            let claims = kalah::with_position!(&pos, p => api.book.claims(p));
-            let result = search(&api, &pos, db, deadline);
-            drop(permit);
-            (result, bounds, claims)
-        })
+        tokio::task::spawn_blocking(move || answered(&api, &pos, variant, arrived))
     };
-    let (searched, bounds, claims) = match searched.await {
-        Ok((result, bounds, claims)) => (Ok(result), bounds, claims),
-        Err(e) => (Err(e), None, Vec::new()),
+    let (status, body, keep) = match task.await {
+        Ok(answered) => answered,
+        Err(e) => return server_error(format!("the search failed: {e}")),
     };
-    match searched {
-        Ok(Ok((a, nodes))) => {
-            let source = Source::Search(nodes);
-            done(&pos, variant, &a, source, db.as_deref(), arrived)
-        }
-        Ok(Err(SolveError::OutOfTime)) => {
-            let mut body = json!({
-                "error": format!(
-                    "beyond the databases, and its search did not finish within the {} ms \
-                     budget",
-                    api.budget.as_millis()
-                ),
-                "reason": "budget",
-                "budget_ms": api.budget.as_millis() as u64,
-                "board": kalah::with_position!(&pos, p => unsolved(p, variant, db.as_deref())),
-            });
-            // What the ledgers prove is still worth showing.
-            if let Some(b) = bounds {
-                body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
-            }
-            // What unchecked facts claim, marked as such: never a value.
-            if !claims.is_empty() {
-                body["claims"] = claims
-                    .iter()
-                    .map(|c| crate::cli::books::claim_json(c, None))
-                    .collect();
-            }
-            Failure {
-                status: StatusCode::UNPROCESSABLE_ENTITY,
-                body,
-            }
-            .into_response()
-        }
-        Ok(Err(e)) => server_error(format!("cannot search: {e}")),
-        Err(e) => server_error(format!("the search failed: {e}")),
+    if keep {
+        api.cache.put(key, status, Arc::new(body.clone()));
     }
+    respond(status, body, arrived, false)
 }
 
-/// Searches `pos` in a free slot (the caller holds a permit) until `deadline`: its analysis
-/// with every move's value, and the nodes searched.
-fn search(
+/// The status and body of the answer for `pos` (the start of `variant` if given), and
+/// whether to keep it in the cache (not a busy server's or a failure's).
+fn answered(
     api: &Api,
     pos: &AnyPosition,
-    db: Option<Arc<Tablebase>>,
-    deadline: Instant,
-) -> Result<(Analysis, u64), SolveError> {
+    variant: Option<Variant>,
+    arrived: Instant,
+) -> (StatusCode, Value, bool) {
     let houses = kalah::with_position!(pos, p => p.houses_per_side());
     let rules = kalah::with_position!(pos, p => p.rules());
-    let serves = |slot: &Option<Slot>| {
-        slot.as_ref()
-            .is_some_and(|s| s.houses == houses && s.rules == rules)
+    let db = api.databases.get(&(houses, rules)).cloned();
+    let sources = Sources {
+        levels: db.as_deref(),
+        ledgers: Some(&api.book),
     };
-    // A permit means a slot is free: prefer one already searching this board size.
-    let mut guards: Vec<_> = api.slots.iter().filter_map(|s| s.try_lock().ok()).collect();
-    let at = guards.iter().position(|g| serves(g)).unwrap_or(0);
-    let Some(mut guard) = (at < guards.len()).then(|| guards.swap_remove(at)) else {
-        return Err(SolveError::Threads("no search slot free".into()));
+    let deadline = arrived + api.budget;
+    let budget = Budget {
+        model_seconds: Some(api.budget.as_secs_f64() * MODEL_SLACK),
+        deadline: Some(deadline),
+        max_seeds: None,
     };
-    drop(guards);
-    if !serves(&guard) {
-        *guard = None;
-        let config = kalah::SolverConfig {
-            threads: api.threads,
-            tt_mib: api.tt_mib,
+    let mut search = SlotSearch {
+        api,
+        houses,
+        rules,
+        db: db.clone(),
+        deadline,
+        known: None,
+    };
+    let want = Want::EveryMove;
+    let result =
+        kalah::with_position!(pos, p => answer_with(p, &sources, want, &budget, &mut search));
+    let failure = |message: String| {
+        let body = json!({"error": message});
+        (StatusCode::INTERNAL_SERVER_ERROR, body, false)
+    };
+    match result {
+        Ok(a) => kalah::with_position!(pos, p => {
+            let (status, body) = reply(p, variant, &a, db.as_deref(), api);
+            (status, body, true)
+        }),
+        Err(AnswerError::Searcher(Busy)) => {
+            let known = search.known.take();
+            let mut board = kalah::with_position!(pos, p => board_json(p, variant, known.as_ref(), db.as_deref()));
+            board["value"] = Value::Null;
+            let body = json!({
+                "error": "every search slot stayed busy for the whole time budget: try again \
+                          later",
+                "reason": "busy",
+                "budget_ms": api.budget.as_millis() as u64,
+                "board": board,
+            });
+            (StatusCode::SERVICE_UNAVAILABLE, body, false)
+        }
+        Err(AnswerError::Levels(e)) => failure(format!("cannot read the database: {e}")),
+        Err(AnswerError::Ledgers(e)) => {
+            failure(format!("cannot answer from the opening books: {e}"))
+        }
+        Err(AnswerError::Search(e)) => failure(format!("cannot search: {e}")),
+    }
+}
+
+/// [`kalah::answer::answer`] with the slots' search.
+fn answer_with<L: Lanes>(
+    p: &Position<L>,
+    sources: &Sources<'_>,
+    want: Want,
+    budget: &Budget,
+    search: &mut SlotSearch<'_>,
+) -> Result<Answer, AnswerError<Busy>> {
+    kalah::answer::answer(p, sources, want, budget, Some(search))
+}
+
+/// How many times the budget a search may take by the cost model and still be started: the
+/// model is off by ten either way, so a search it puts past ten budgets would not finish in
+/// one.
+pub const MODEL_SLACK: f64 = 10.0;
+
+/// No search slot came free within the budget.
+#[derive(Debug)]
+struct Busy;
+
+/// The search of a request: a free slot taken within the deadline, its solver (made for this
+/// board size and rules if the slot's is not) searching until the deadline.
+struct SlotSearch<'a> {
+    api: &'a Api,
+    houses: usize,
+    rules: Rules,
+    db: Option<Arc<Tablebase>>,
+    deadline: Instant,
+    /// What the other sources said, kept for the answer of a busy server.
+    known: Option<Answer>,
+}
+
+impl Searcher for SlotSearch<'_> {
+    type Error = Busy;
+
+    fn config(&self) -> kalah::SolverConfig {
+        kalah::SolverConfig {
+            threads: self.api.threads,
+            tt_mib: self.api.tt_mib,
             ..kalah::SolverConfig::default()
-        };
-        let solver = Solver::new(houses, rules, config)?;
-        let solver = match db {
-            Some(db) => solver.with_tablebase(db)?,
-            None => solver,
-        };
-        *guard = Some(Slot {
-            houses,
-            rules,
-            solver,
-        });
+        }
     }
-    let solver = &guard.as_ref().expect("just made").solver;
-    solver.set_deadline(Some(deadline));
-    let before = solver.nodes();
-    let result = kalah::with_position!(pos, p => solver.analyze(p, true, &mut |_| {}));
-    solver.set_deadline(None);
-    result.map(|a| (a, solver.nodes() - before))
+
+    fn levels_top(&self) -> Option<u32> {
+        self.db.as_ref().map(|db| db.max_level())
+    }
+
+    fn search(&mut self, known: &Answer, work: &mut SearchWork<'_>) -> Result<(), Busy> {
+        self.known = Some(known.clone());
+        let api = self.api;
+        // A slot within the budget, else busy (this is a blocking thread of the runtime).
+        let acquire =
+            tokio::time::timeout_at(self.deadline.into(), api.free.clone().acquire_owned());
+        let Ok(Ok(permit)) = tokio::runtime::Handle::current().block_on(acquire) else {
+            return Err(Busy);
+        };
+        let (houses, rules) = (self.houses, self.rules);
+        let serves = |slot: &Option<Slot>| {
+            slot.as_ref()
+                .is_some_and(|s| s.houses == houses && s.rules == rules)
+        };
+        // A permit means a slot is free: prefer one already searching this board size.
+        let mut guards: Vec<_> = api.slots.iter().filter_map(|s| s.try_lock().ok()).collect();
+        let at = guards.iter().position(|g| serves(g)).unwrap_or(0);
+        let Some(mut guard) = (at < guards.len()).then(|| guards.swap_remove(at)) else {
+            return Err(Busy);
+        };
+        drop(guards);
+        if !serves(&guard) {
+            *guard = None;
+            let solver = Solver::new(houses, rules, self.config());
+            let solver = match (solver, self.db.clone()) {
+                (Ok(solver), Some(db)) => solver.with_tablebase(db),
+                (solver, _) => solver,
+            };
+            // A solver that cannot be made: the work is not run, and the answer says so.
+            let Ok(solver) = solver else {
+                return Ok(());
+            };
+            *guard = Some(Slot {
+                houses,
+                rules,
+                solver,
+            });
+        }
+        let solver = &guard.as_ref().expect("just made").solver;
+        work(solver, &mut |_| {});
+        drop(permit);
+        Ok(())
+    }
 }
 
-/// Where an answer came from.
-enum Source {
-    Database,
-    /// The opening books; whether the perfect line reaches the end of the game.
-    Ledger(bool),
-    /// A search of this many nodes.
-    Search(u64),
-}
-
-/// The 200 answer: the analysis (moves best first, each with the position it leads to), its
-/// source and time.
-fn done(
-    pos: &AnyPosition,
+/// The status and body of an answer: 200 with the value, every move's value or bounds (best
+/// first) and what was not done; 422 without the value (the search past the budget, or not
+/// started: the cost model puts it past [`MODEL_SLACK`] budgets), the board and its bounds.
+fn reply<L: Lanes>(
+    p: &Position<L>,
     variant: Option<Variant>,
-    a: &Analysis,
-    source: Source,
+    a: &Answer,
     db: Option<&Tablebase>,
-    arrived: Instant,
-) -> Response {
-    let mut out = kalah::with_position!(pos, p => body(p, variant, a));
-    let elapsed = arrived.elapsed();
-    out["source"] = json!(match source {
-        Source::Database => "database",
-        Source::Ledger(_) => "ledger",
-        Source::Search(_) => "search",
-    });
-    out["nodes"] = json!(match source {
-        Source::Database | Source::Ledger(_) => 0,
-        Source::Search(nodes) => nodes,
-    });
-    if let Source::Ledger(complete) = source {
-        out["pv_complete"] = json!(complete);
+    api: &Api,
+) -> (StatusCode, Value) {
+    let mut out = board_json(p, variant, Some(a), db);
+    out["source"] = json!(a.source.as_str());
+    out["nodes"] = json!(a.searched.map_or(0, |s| s.nodes));
+    out["budget_ms"] = json!(api.budget.as_millis() as u64);
+    if a.source == Source::Ledger {
+        out["pv_complete"] = json!(a.pv_complete);
     }
-    out["time_ms"] = json!(elapsed.as_millis() as u64);
-    out["time_us"] = json!(elapsed.as_micros() as u64);
-    out["db_max_seeds"] = json!(db.map(Tablebase::max_level));
-    // Straight into bytes: `to_string` makes the same bytes through `fmt`, a piece at a time,
-    // at a few per cent more of the server's time under load (docs/serve-load.md).
-    let json = serde_json::to_vec(&out).expect("a JSON value with string keys serializes");
-    let mut response = json.into_response();
-    let headers = response.headers_mut();
-    api_headers(headers);
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    response
+    let why = not_searched(a, api.budget);
+    if let Some(why) = &why {
+        out["not_searched"] = why.clone();
+    }
+    if a.exact().is_some() {
+        return (StatusCode::OK, out);
+    }
+    let budget_ms = api.budget.as_millis();
+    let (reason, error) = match a.not_done {
+        Some(NotDone::Cost { .. }) => (
+            "cost",
+            format!(
+                "beyond the databases, and the cost model puts its search past {MODEL_SLACK} \
+                 times the {budget_ms} ms budget: not searched"
+            ),
+        ),
+        _ => (
+            "budget",
+            format!(
+                "beyond the databases, and its search did not finish within the {budget_ms} ms \
+                 budget"
+            ),
+        ),
+    };
+    let mut body = json!({
+        "error": error,
+        "reason": reason,
+        "budget_ms": budget_ms as u64,
+        "board": out,
+    });
+    if let Some(why) = why {
+        body["not_searched"] = why;
+    }
+    // What the ledgers prove is still worth showing.
+    if let Some(b) = a.ledger_bounds {
+        body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
+    }
+    // What unchecked facts claim, marked as such: never a value.
+    if !a.claims.is_empty() {
+        body["claims"] = a
+            .claims
+            .iter()
+            .map(|c| crate::cli::books::claim_json(c, None))
+            .collect();
+    }
+    (StatusCode::UNPROCESSABLE_ENTITY, body)
 }
 
-/// The position of a request that got no value (422, 503), as a 200 answer shows it but with
-/// no value: `value` null, each legal move (house order) with `after` and `extra_turn` and a
-/// null `value`, no best move, no perfect line, and `db_max_seeds`, the top level read for
-/// its board and rules (`db`). The explorer draws the board from it.
-fn unsolved<L: Lanes>(p: &Position<L>, variant: Option<Variant>, db: Option<&Tablebase>) -> Value {
+/// Why a search was not done (or not finished), as JSON: `reason` (`cost`, `budget`),
+/// `estimated_seconds` and `estimated_nodes` (the cost model's figure, for `cost`),
+/// `budget_ms`, and `how`: that `kalah serve --budget` raises the budget.
+fn not_searched(a: &Answer, budget: Duration) -> Option<Value> {
+    let how = format!(
+        "this server searches a position for at most {} (kalah serve --budget S raises it, \
+         up to 60 s)",
+        seconds_text(budget)
+    );
+    let budget_ms = budget.as_millis() as u64;
+    match a.not_done? {
+        NotDone::Cost { cost, .. } => Some(json!({
+            "reason": "cost",
+            "estimated_seconds": cost.seconds.min(1e15).round() as u64,
+            "estimated_nodes": cost.nodes.min(1e18).round() as u64,
+            "budget_ms": budget_ms,
+            "how": how,
+        })),
+        NotDone::OutOfTime => Some(json!({
+            "reason": "budget",
+            "budget_ms": budget_ms,
+            "how": how,
+        })),
+        _ => None,
+    }
+}
+
+/// `1 s`, `0.1 s`, `60 s`.
+fn seconds_text(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The position as an answer shows it: the header, `variant` and `seeds` of a start, the value
+/// (null unless exact) with its `lower`, `upper` and `certified`, `best` and `maybe_best`, each
+/// legal move best first (`house`, `value` or null, `lower`, `upper`, `source`, `certified`,
+/// `after`, `extra_turn`), the perfect line as far as known, and `db_max_seeds`, the top level
+/// read for its board and rules (null for none). `answer` `None`: nothing known, every move's
+/// `value` null.
+fn board_json<L: Lanes>(
+    p: &Position<L>,
+    variant: Option<Variant>,
+    answer: Option<&Answer>,
+    db: Option<&Tablebase>,
+) -> Value {
     let mut out = super::super::args::header(p);
     out["db_max_seeds"] = json!(db.map(Tablebase::max_level));
     out["variant"] = json!(variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds())));
     if let Some(v) = variant {
         out["seeds"] = v.seeds().into();
     }
-    out["value"] = Value::Null;
-    out["best"] = json!([]);
-    out["pv"] = json!([]);
-    out["moves"] = p
-        .legal_moves()
-        .into_iter()
-        .map(|mv| {
-            let (after, sowing) = p.play_unchecked(mv);
-            json!({
-                "house": mv.house(),
-                "value": null,
-                "after": after.to_string(),
-                "extra_turn": sowing.extra_turn,
+    let Some(a) = answer else {
+        out["value"] = Value::Null;
+        out["best"] = json!([]);
+        out["pv"] = json!([]);
+        out["moves"] = p
+            .legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let (after, sowing) = p.play_unchecked(mv);
+                json!({
+                    "house": mv.house(),
+                    "value": null,
+                    "after": after.to_string(),
+                    "extra_turn": sowing.extra_turn,
+                })
             })
-        })
-        .collect();
-    out
-}
-
-/// The JSON of `analyze --json` for `a`, its moves best first (value, then house), each with
-/// `after` (the position it leads to) and `extra_turn`.
-fn body<L: Lanes>(p: &Position<L>, variant: Option<Variant>, a: &Analysis) -> Value {
-    let mut out = analysis_json(p, variant, a);
+            .collect();
+        return out;
+    };
+    add_bounds_fields(&mut out, a);
     let mut moves = a.moves.clone();
-    moves.sort_by_key(|m| (-m.value, m.mv.house()));
+    moves.sort_by_key(|m| (-m.bounds.upper, -m.bounds.lower, m.mv.house()));
     out["moves"] = moves
         .iter()
         .map(|m| {
-            let (after, sowing) = p.play_unchecked(m.mv);
-            json!({
-                "house": m.mv.house(),
-                "value": m.value,
-                "after": after.to_string(),
-                "extra_turn": sowing.extra_turn,
-            })
+            let mut json = move_json(m);
+            json["after"] = json!(p.play_unchecked(m.mv).0.to_string());
+            json
         })
         .collect();
+    out["pv"] = json!(a.pv.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     out
+}
+
+/// The response: `body` with the time since the request `arrived` and whether it came from
+/// the cache, as JSON.
+fn respond(status: StatusCode, mut body: Value, arrived: Instant, cached: bool) -> Response {
+    let elapsed = arrived.elapsed();
+    body["time_ms"] = json!(elapsed.as_millis() as u64);
+    body["time_us"] = json!(elapsed.as_micros() as u64);
+    body["cached"] = json!(cached);
+    // Straight into bytes: `to_string` makes the same bytes through `fmt`, a piece at a time,
+    // at a few per cent more of the server's time under load (docs/serve-load.md).
+    let json = serde_json::to_vec(&body).expect("a JSON value with string keys serializes");
+    let mut response = (status, json).into_response();
+    let headers = response.headers_mut();
+    api_headers(headers);
+    let cache = if status == StatusCode::OK {
+        "no-cache"
+    } else {
+        "no-store"
+    };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    response
+}
+
+/// The answers given lately, by position and rules: a position asked again is answered from
+/// here, not searched again. At most [`CACHE_ANSWERS`]; the oldest goes first.
+#[derive(Default)]
+pub struct Cache {
+    inner: Mutex<CacheInner>,
+}
+
+#[derive(Default)]
+struct CacheInner {
+    answers: HashMap<(String, Rules), (StatusCode, Arc<Value>)>,
+    order: std::collections::VecDeque<(String, Rules)>,
+}
+
+/// The most answers the cache keeps (a few KiB each).
+pub const CACHE_ANSWERS: usize = 4096;
+
+impl Cache {
+    fn get(&self, key: &(String, Rules)) -> Option<(StatusCode, Arc<Value>)> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.answers.get(key).cloned()
+    }
+
+    fn put(&self, key: (String, Rules), status: StatusCode, body: Arc<Value>) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if inner.answers.insert(key.clone(), (status, body)).is_none() {
+            inner.order.push_back(key);
+        }
+        while inner.order.len() > CACHE_ANSWERS {
+            if let Some(old) = inner.order.pop_front() {
+                inner.answers.remove(&old);
+            }
+        }
+    }
 }
 
 fn server_error(message: String) -> Response {
