@@ -1,8 +1,15 @@
-//! # kalah: exact Kalah on a bit-packed board
+//! # kalah-core: exact Kalah on a bit-packed board
 //!
 //! A Kalah (mancala) rules engine and exact solver: the rules of Kalah(m, n) under both capture
 //! variants, a bit-packed board whose sowings are a few word operations, the KGP position
 //! notation, perft, and a parallel MTD(f) solver with a lock-free transposition table.
+//!
+//! The core of the `kalah` workspace: no crate of terminals, sockets, servers or plots, so
+//! that it compiles to WebAssembly (the static explorer). The `kalah` crate re-exports it whole
+//! (`kalah::answer` is [`answer`]) beside the command line, the server and the bots. Features:
+//! `mmap` maps level files and large tables (see the `memory` module); without it they are
+//! read into plain allocations. Where no thread can be started (WebAssembly in a browser) a
+//! solver of one thread searches on the calling thread.
 //!
 //! ## Glossary
 //!
@@ -19,7 +26,7 @@
 //! ## Quick start
 //!
 //! ```
-//! use kalah::{AnyPosition, Rules, Setup, perft, with_position};
+//! use kalah_core::{AnyPosition, Rules, Setup, perft, with_position};
 //!
 //! let setup: Setup = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>".parse()?;
 //! let pos = AnyPosition::from_setup(&setup, Rules::Standard)?;
@@ -31,7 +38,7 @@
 //! Solving: the value is the final store difference for the side to move under perfect play.
 //!
 //! ```
-//! use kalah::{Narrow, Position, Rules, Solver, SolverConfig, Variant};
+//! use kalah_core::{Narrow, Position, Rules, Solver, SolverConfig, Variant};
 //!
 //! let start = Position::<Narrow>::start(Variant::new(4, 3, Rules::Standard)?).unwrap();
 //! let config = SolverConfig { threads: 1, tt_mib: 16, ..SolverConfig::default() };
@@ -44,16 +51,17 @@
 //! Data flows one way: rules → lanes → board → position → notation / perft → analysis (the
 //! answer's types) → db (the endgame databases) → search, which probes them → book and prove
 //! (the ledgers) → answer ([`answer`]: the one answer to a position, from every source in one
-//! order, that every front end shows). The library never prints: progress comes back through
+//! order, that every front end shows); [`clock`] is the time they all read. The library never prints: progress comes back through
 //! callbacks, statistics through values.
 
 #![deny(missing_docs)]
 
 pub mod analysis;
 pub mod answer;
+pub mod api;
 pub mod board;
 pub mod book;
-pub mod bots;
+pub mod clock;
 pub mod db;
 pub mod fast_hash;
 pub mod files;
