@@ -290,7 +290,8 @@ fn a_book_that_lies_is_an_error_never_a_value() {
         stdout(&out)
     );
     // A check forged to match (another check's line with the lie's digest): it carries no
-    // mark of this installation that verifies, so it is a claim too, and the search answers.
+    // mark of this installation that verifies, so the lie stays a claim, and the book's
+    // checked facts of the moves below the start answer, as above.
     let forged: Value = serde_json::from_str(
         std::fs::read_to_string(home.join("book.checks.jsonl"))
             .unwrap()
@@ -308,7 +309,7 @@ fn a_book_that_lies_is_an_error_never_a_value() {
     let out = kalah_in(&home, &["query", start, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(answer["source"], "search", "{answer}");
+    assert_eq!(answer["source"], "ledger", "{answer}");
     assert_eq!(answer["value"].as_i64(), Some(value));
     assert_eq!(answer["claims"][0]["checked"], false, "{answer}");
 
