@@ -13,7 +13,7 @@ out=${1:-target/web}
 
 rustup target list --installed | grep -qx wasm32-unknown-unknown ||
   rustup target add wasm32-unknown-unknown
-cargo build --locked -p kalah-web --target wasm32-unknown-unknown --profile web
+cargo rustc --locked -p kalah-web --target wasm32-unknown-unknown --profile web --crate-type cdylib
 target_dir=$(cargo metadata --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 

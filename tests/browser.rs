@@ -1238,6 +1238,14 @@ impl Server {
     }
 }
 
+/// A port of 127.0.0.1 free a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
 /// A plain static HTTP server (Python's `http.server`) on a free port of 127.0.0.1, serving
 /// `site`; its log goes to `dir/static.log`.
 struct StaticServer {
@@ -1247,10 +1255,7 @@ struct StaticServer {
 
 impl StaticServer {
     fn start(site: &Path, dir: &Path) -> StaticServer {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let log = File::create(dir.join("static.log")).expect("a log file");
         let process = Group::spawn(
             Command::new("python3")
@@ -1286,10 +1291,7 @@ struct Driver {
 impl Driver {
     /// Starts chromedriver, its log in `dir/chromedriver.log`, and waits until it is ready.
     fn start(dir: &Path) -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let log = File::create(dir.join("chromedriver.log")).expect("a log file");
         let process = Group::spawn(
             Command::new(CHROMEDRIVER)
