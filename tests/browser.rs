@@ -28,8 +28,9 @@
 //! A third opens the static explorer (scripts/build-web.sh: the page and the core in
 //! WebAssembly, served by Python's `http.server`, no `kalah serve` behind it) at both widths:
 //! the Kalah(6,4) start (+8, every move's value), the Kalah(6,6) start (+4, certified) and a
-//! Kalah(4,3) position searched in the page, each as `kalah query --json` answers it, and a
-//! wrong literal refused with its reason. Its screenshots are `target/browser/static-*.png`.
+//! Kalah(4,3) position searched in the page, each as `kalah query --json` answers it, a
+//! wrong literal refused with its reason, and the search of Kalah(6,3)'s start stopped with
+//! the page's stop button. Its screenshots are `target/browser/static-*.png`.
 //!
 //! The page is read through the hooks it keeps for tests, nothing else: the ids `position`,
 //! `rules`, `value`, `pv`, `source`, `error`, `title`, the input `pick-literal`, the items
@@ -196,6 +197,40 @@ async fn static_steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> 
             "{page:#?}"
         );
         screenshot(&client, &format!("static-refused-{width}.png")).await?;
+
+        // A search past the budget shown, stopped: the page says so, and can try again.
+        client.goto(&format!("{base}?houses=6&seeds=3")).await?;
+        let budget = client
+            .execute(
+                "return document.getElementById('search-budget').value;",
+                vec![],
+            )
+            .await?;
+        assert_eq!(budget, json!("5"), "the budget shown, 5 s by default");
+        let started = Instant::now();
+        while client
+            .execute("return document.body.dataset.search;", vec![])
+            .await?
+            != json!("running")
+        {
+            assert!(
+                started.elapsed() < PATIENCE,
+                "no search of Kalah(6,3) seen running"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+        client
+            .find(Locator::Id("search-stop"))
+            .await?
+            .click()
+            .await?;
+        let page = settle(&client, "the search of Kalah(6,3) stopped", |p| {
+            p.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("Stopped after"))
+        })
+        .await?;
+        assert_eq!(page.state, "error", "{page:#?}");
     }
     Ok(())
 }

@@ -137,6 +137,8 @@
         reason: 'stopped',
       });
     });
+    // The page's first question was asked before the bar was there.
+    drawState();
   }
 
   startWorker();
