@@ -51,7 +51,9 @@
 //! Data flows one way: rules → lanes → board → position → notation / perft → analysis (the
 //! answer's types) → db (the endgame databases) → search, which probes them → book and prove
 //! (the ledgers) → answer ([`answer`]: the one answer to a position, from every source in one
-//! order, that every front end shows); [`clock`] is the time they all read. The library never prints: progress comes back through
+//! order, that every front end shows) → api ([`api`]: that answer as the JSON the explorers
+//! read, served by `kalah serve` and by the static explorer's WebAssembly module); [`clock`]
+//! is the time they all read. The library never prints: progress comes back through
 //! callbacks, statistics through values.
 
 #![deny(missing_docs)]
