@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the search cost model of src/search/cost.rs to the solves this project recorded, and
+"""Fits the search cost model of core/src/search/cost.rs to the solves this project recorded, and
 prints its parameters and how far it is from each solve.
 
 The model (log10 of the nodes of an exact solve, value only):

@@ -57,7 +57,7 @@ def pairs(m, k):
 
 
 def most_loaded(m, k, ranks):
-    """Entries of the most loaded rank's share, dealt as src/db/distributed.rs deals them."""
+    """Entries of the most loaded rank's share, dealt as core/src/db/distributed.rs deals them."""
     load = [0] * ranks
     for size in sorted(pairs(m, k), reverse=True):
         load[load.index(min(load))] += size

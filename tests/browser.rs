@@ -25,6 +25,13 @@
 //! the graph without a value, a button to try again only after an error, and without a value
 //! the budget and how to raise it beside the reason.
 //!
+//! A third opens the static explorer (scripts/build-web.sh: the page and the core in
+//! WebAssembly, served by Python's `http.server`, no `kalah serve` behind it) at both widths:
+//! the Kalah(6,4) start (+8, every move's value), the Kalah(6,6) start (+4, certified) and a
+//! Kalah(4,3) position searched in the page, each as `kalah query --json` answers it, a
+//! wrong literal refused with its reason, and the search of Kalah(6,3)'s start stopped with
+//! the page's stop button. Its screenshots are `target/browser/static-*.png`.
+//!
 //! The page is read through the hooks it keeps for tests, nothing else: the ids `position`,
 //! `rules`, `value`, `pv`, `source`, `error`, `title`, the input `pick-literal`, the items
 //! `li.move[data-house][data-value]`, the cells `.house.playable[data-house]` and
@@ -109,6 +116,176 @@ async fn explorer_beyond_the_databases_shows_the_board_and_fits_its_cards() {
     let db = build_db(&dir.path, 8);
     let server = Server::start(&db, &dir.path, &["--budget", "0.1", "--threads", "1"]);
     in_browser(&dir.path, server.addr, frontier).await;
+}
+
+/// The static explorer (scripts/build-web.sh: the page and the core in WebAssembly, no
+/// `kalah serve`), served by a plain static HTTP server on the loopback (Python's
+/// `http.server`), at a desktop's width and a phone's.
+#[tokio::test]
+#[ignore = "needs chromium and chromedriver: .ci/run installs them and runs it"]
+async fn static_explorer_answers_as_kalah_query_in_the_browser() {
+    let dir = TempDir::new("browser-static");
+    let site = dir.path.join("web");
+    let built = Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/build-web.sh"))
+        .arg(&site)
+        .status()
+        .expect("bash runs scripts/build-web.sh");
+    assert!(built.success(), "scripts/build-web.sh failed");
+    let server = StaticServer::start(&site, &dir.path);
+    in_browser(&dir.path, server.addr, static_steps).await;
+}
+
+/// What the test does in the static explorer at `addr`: every value compared with `kalah
+/// query`'s for the same position.
+async fn static_steps(client: Client, addr: SocketAddr) -> Result<(), CmdError> {
+    let base = format!("http://{addr}/");
+    for width in WIDTHS {
+        set_width(&client, width).await?;
+
+        // Kalah(6,4): +8 from the opening book, with every move's value, as `kalah query`.
+        let asked = Instant::now();
+        client.goto(&format!("{base}?houses=6&seeds=4")).await?;
+        let page = settle(&client, "the start of Kalah(6,4), from the book", |p| {
+            p.is_ready() && p.position == KALAH_6_4
+        })
+        .await?;
+        eprintln!(
+            "static explorer, Kalah(6,4) at {width} px: answered in {:?}",
+            asked.elapsed()
+        );
+        assert_eq!(page.value_visible.as_deref(), Some("+8"), "{page:#?}");
+        assert_same_as_query(&page, &query_json(&[KALAH_6_4]));
+        assert!(page.source.contains("ledgers"), "{page:#?}");
+        assert_fits(&client, &format!("static Kalah(6,4) at {width} px")).await?;
+        screenshot(&client, &format!("static-6-4-{width}.png")).await?;
+
+        // Kalah(6,6): +4 from the shipped ledger, proven and certified.
+        client.goto(&format!("{base}?houses=6&seeds=6")).await?;
+        let page = settle(&client, "the start of Kalah(6,6), from the ledger", |p| {
+            p.is_ready() && p.position == KALAH_6_6
+        })
+        .await?;
+        assert_eq!(page.value_visible.as_deref(), Some("+4"), "{page:#?}");
+        assert!(
+            page.source.contains("certified") && !page.source.contains("not certified"),
+            "{page:#?}"
+        );
+        assert_fits(&client, &format!("static Kalah(6,6) at {width} px")).await?;
+        screenshot(&client, &format!("static-6-6-{width}.png")).await?;
+
+        // A Kalah(4,3) position, solved by the search in the page.
+        client
+            .goto(&format!("{base}?{}", encode(&[("position", STATIC_4_3)])))
+            .await?;
+        let page = settle(&client, "a Kalah(4,3) position, searched", |p| {
+            p.is_ready() && p.position == STATIC_4_3
+        })
+        .await?;
+        assert!(page.source.contains("search"), "{page:#?}");
+        assert_same_as_query(&page, &query_json(&[STATIC_4_3]));
+
+        // A literal that is not a position: refused, saying why.
+        type_literal(&client, INVALID).await?;
+        let page = settle(&client, "the refusal of a wrong literal", |p| {
+            p.error.is_some()
+        })
+        .await?;
+        let error = page.error.as_deref().unwrap_or_default();
+        assert!(
+            error.contains("invalid position") && error.contains("expected 11 numbers"),
+            "{page:#?}"
+        );
+        screenshot(&client, &format!("static-refused-{width}.png")).await?;
+
+        // A search past the budget shown, stopped: the page says so, and can try again.
+        client.goto(&format!("{base}?houses=6&seeds=3")).await?;
+        let budget = client
+            .execute(
+                "return document.getElementById('search-budget').value;",
+                vec![],
+            )
+            .await?;
+        assert_eq!(budget, json!("5"), "the budget shown, 5 s by default");
+        let started = Instant::now();
+        while client
+            .execute("return document.body.dataset.search;", vec![])
+            .await?
+            != json!("running")
+        {
+            assert!(
+                started.elapsed() < PATIENCE,
+                "no search of Kalah(6,3) seen running"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+        client
+            .find(Locator::Id("search-stop"))
+            .await?
+            .click()
+            .await?;
+        let page = settle(&client, "the search of Kalah(6,3) stopped", |p| {
+            p.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("Stopped after"))
+        })
+        .await?;
+        assert_eq!(page.state, "error", "{page:#?}");
+    }
+    Ok(())
+}
+
+/// The start of Kalah(6,4) and a position of Kalah(4,3) (South has sown house 1).
+const KALAH_6_4: &str = "<6,0,0,4,4,4,4,4,4,4,4,4,4,4,4>";
+const STATIC_4_3: &str = "<4,0,0,0,4,4,4,3,3,3,3> north";
+
+/// `kalah query ARGS --json`.
+fn query_json(args: &[&str]) -> Value {
+    let mut all = vec!["query"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = cli_common::kalah(&all);
+    assert!(
+        out.status.success(),
+        "kalah {all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("kalah query --json writes JSON")
+}
+
+/// Checks that the page shows what `kalah query --json` answered: the position, the value and
+/// every move's value.
+fn assert_same_as_query(page: &Page, query: &Value) {
+    let context = format!("page {page:#?}\nquery {query:#}");
+    assert_eq!(
+        page.position,
+        query["position"].as_str().expect("position"),
+        "{context}"
+    );
+    let value = page
+        .value_visible
+        .as_deref()
+        .unwrap_or_default()
+        .replace('\u{2212}', "-");
+    assert_eq!(
+        value.trim_start_matches('+').parse::<i64>().ok(),
+        query["value"].as_i64(),
+        "{context}"
+    );
+    let mut want: Vec<(String, String)> = query["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| (m["house"].to_string(), m["value"].to_string()))
+        .collect();
+    let mut got: Vec<(String, String)> = page
+        .moves
+        .iter()
+        .map(|(h, v, _)| (h.clone(), v.clone()))
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "every move's value: {context}");
 }
 
 /// `kalah db build --houses 4 --max-seeds MAX` into `dir/db`: its path.
@@ -1096,6 +1273,50 @@ impl Server {
     }
 }
 
+/// A port of 127.0.0.1 free a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// A plain static HTTP server (Python's `http.server`) on a free port of 127.0.0.1, serving
+/// `site`; its log goes to `dir/static.log`.
+struct StaticServer {
+    addr: SocketAddr,
+    _process: Group,
+}
+
+impl StaticServer {
+    fn start(site: &Path, dir: &Path) -> StaticServer {
+        let port = free_port();
+        let log = File::create(dir.join("static.log")).expect("a log file");
+        let process = Group::spawn(
+            Command::new("python3")
+                .args(["-m", "http.server", "--bind", "127.0.0.1", "--directory"])
+                .arg(site)
+                .arg(port.to_string())
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().expect("the log file"))
+                .stderr(log),
+        );
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        while !matches!(get(addr, "/"), Ok((200, _))) {
+            assert!(
+                started.elapsed() < PATIENCE,
+                "the static server not up on port {port} within {PATIENCE:?}"
+            );
+            std::thread::sleep(POLL);
+        }
+        StaticServer {
+            addr,
+            _process: process,
+        }
+    }
+}
+
 /// chromedriver on a free port of 127.0.0.1, ready for sessions.
 struct Driver {
     url: String,
@@ -1105,10 +1326,7 @@ struct Driver {
 impl Driver {
     /// Starts chromedriver, its log in `dir/chromedriver.log`, and waits until it is ready.
     fn start(dir: &Path) -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let log = File::create(dir.join("chromedriver.log")).expect("a log file");
         let process = Group::spawn(
             Command::new(CHROMEDRIVER)

@@ -9,6 +9,8 @@ use kalah::db::Tablebase;
 use kalah::{Analysis, Lanes, Position, SolverConfig, Variant};
 use serde_json::json;
 
+pub use kalah::api::{add_bounds_fields, move_json};
+
 use super::args::{header, print_json, side_text};
 use super::books::{bounds_text, claim_json, claim_text, value_range};
 use super::search::SearchDb;
@@ -306,31 +308,6 @@ fn move_note(m: &MoveAnswer) -> &'static str {
         (Source::Ledger, true) => ", these bounds certified",
         (Source::Ledger, false) => ", not certified",
     }
-}
-
-/// The value of `answer` as JSON: `value` (null unless exact), `lower`, `upper`, `certified`,
-/// and the moves proven `best` and those that may be (`maybe_best`).
-pub fn add_bounds_fields(out: &mut serde_json::Value, answer: &Answer) {
-    out["value"] = json!(answer.exact());
-    out["lower"] = answer.value.lower.into();
-    out["upper"] = answer.value.upper.into();
-    out["certified"] = json!(answer.certified);
-    out["best"] = answer.best().iter().map(|m| m.house()).collect();
-    out["maybe_best"] = answer.maybe_best().iter().map(|m| m.house()).collect();
-}
-
-/// A move as JSON: `house`, `value` (null unless exact), `lower`, `upper`, `source`,
-/// `certified`, `extra_turn`.
-pub fn move_json(m: &MoveAnswer) -> serde_json::Value {
-    json!({
-        "house": m.mv.house(),
-        "value": m.value(),
-        "lower": m.bounds.lower,
-        "upper": m.bounds.upper,
-        "source": m.source.as_str(),
-        "certified": m.certified,
-        "extra_turn": m.extra_turn,
-    })
 }
 
 /// Whether the ledgers answered any part of `answer`: then a line says what is certified.

@@ -6,9 +6,11 @@ use std::time::Duration;
 use clap::Args;
 use clap::builder::{RangedU64ValueParser, TypedValueParser};
 use kalah::play::{PlayRules, PlayState, PlayerSpec};
-use kalah::{AnyPosition, Rules, Setup, Side};
+use kalah::{AnyPosition, Rules, Side};
 
 use super::CliError;
+
+pub use kalah::api::{header, side_json};
 
 /// Parses a rule-set name for clap (so the help lists the choices).
 pub fn rules_parser() -> impl clap::builder::TypedValueParser<Value = Rules> {
@@ -198,17 +200,6 @@ impl PositionArg {
     }
 }
 
-/// The fields every JSON answer about a position starts with: houses, rules, position (KGP
-/// literal, ` north` when North is to move) and the side to move (null once the game is over).
-pub fn header<L: kalah::Lanes>(p: &kalah::Position<L>) -> serde_json::Value {
-    serde_json::json!({
-        "houses": p.houses_per_side(),
-        "rules": p.rules().as_str(),
-        "position": p.to_string(),
-        "to_move": side_json(p.to_move()),
-    })
-}
-
 /// Parses `text` (with `to_move` from `--to-move`) into a validated position under `rules`.
 /// The error is one line that shows `text` quoted ([`kalah::text::quote`]).
 pub fn parse_position(
@@ -220,63 +211,14 @@ pub fn parse_position(
 }
 
 /// [`parse_position`], with `to_move` given by the option or field named `given` (the name
-/// that an error about a disagreement shows).
+/// that an error about a disagreement shows): [`kalah::notation::parse_position`].
 pub fn parse_position_given(
     text: &str,
     to_move: Option<Side>,
     given: &str,
     rules: Rules,
 ) -> Result<AnyPosition, CliError> {
-    let trimmed = text.trim();
-    // Allow the bare list of numbers: the brackets need quoting in every shell.
-    let literal = if !trimmed.contains('<') && !trimmed.contains('>') && !trimmed.is_empty() {
-        match trimmed.split_once(char::is_whitespace) {
-            Some((numbers, side)) => format!("<{numbers}> {side}"),
-            None => format!("<{trimmed}>"),
-        }
-    } else {
-        trimmed.to_owned()
-    };
-    let bad = |why: String| {
-        CliError::input(format!(
-            "invalid position {}: {why}",
-            kalah::text::quote(text)
-        ))
-    };
-    let mut setup: Setup = literal.parse().map_err(|e| {
-        // Numbers separated by spaces, not commas: say so rather than "not a side to move".
-        let words: Vec<&str> = trimmed
-            .split_whitespace()
-            .map(|w| w.trim_matches(['<', '>']))
-            .filter(|w| !w.is_empty())
-            .collect();
-        let digits = |w: &&str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
-        let side = words
-            .last()
-            .filter(|w| w.parse::<Side>().is_ok())
-            .map(|w| format!(" {w}"));
-        let count = words.len() - usize::from(side.is_some());
-        let numbers = !trimmed.contains(',') && count >= 4 && words[..count].iter().all(digits);
-        if numbers {
-            bad(format!(
-                "separate the numbers with commas, not spaces: '<{}>{}'",
-                words[..count].join(","),
-                side.unwrap_or_default()
-            ))
-        } else {
-            bad(format!("{e}"))
-        }
-    })?;
-    match (setup.to_move, to_move) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(bad(format!(
-                "the literal says {a} to move but {given} says {b}"
-            )));
-        }
-        (None, Some(b)) => setup.to_move = Some(b),
-        _ => {}
-    }
-    AnyPosition::from_setup(&setup, rules).map_err(|e| bad(format!("{e}")))
+    kalah::notation::parse_position(text, to_move, given, rules).map_err(CliError::input)
 }
 
 /// The KGP literal of a play state (` north` after it when North is to move), as the other
@@ -284,11 +226,6 @@ pub fn parse_position_given(
 pub fn play_literal(state: &PlayState) -> String {
     AnyPosition::from_setup(&state.to_setup(), Rules::Standard)
         .map_or_else(|_| "?".to_owned(), |p| p.to_string())
-}
-
-/// `"south"`, `"north"` or JSON null.
-pub fn side_json(side: Option<Side>) -> serde_json::Value {
-    side.map_or(serde_json::Value::Null, |s| s.as_str().into())
 }
 
 /// Who is to move, for human output.

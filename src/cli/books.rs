@@ -104,17 +104,7 @@ pub fn claim_text(c: &Claimed, widest: Bounds) -> String {
     )
 }
 
-/// A claim as JSON, and whether `value` (if known) agrees with it.
-pub fn claim_json(c: &Claimed, value: Option<i32>) -> serde_json::Value {
-    serde_json::json!({
-        "at": c.at.to_string(),
-        "lower": c.bounds.lower,
-        "upper": c.bounds.upper,
-        "checked": false,
-        "holds": value.map(|v| c.holds(v)),
-        "disagrees_with": c.disputed_by.as_ref().map(|by| by.to_string()),
-    })
-}
+pub use kalah::api::claim_json;
 
 /// Says on stderr, before a search, what the ledgers say of `p` that the search does not
 /// read as its value: the claims of unchecked facts, and the bounds the ledgers prove (so what

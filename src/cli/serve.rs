@@ -100,7 +100,7 @@ pub struct ServeArgs {
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Longest request head taken, in bytes: the query is bounded far below it
-/// ([`api::MAX_QUERY`]); hyper answers a longer one with 431.
+/// ([`kalah::api::MAX_QUERY`]); hyper answers a longer one with 431.
 const MAX_HEAD: usize = 16 * 1024;
 
 /// The most characters of a request target written to the access log.

@@ -28,20 +28,13 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use kalah::answer::{
-    Answer, AnswerError, Budget, NotDone, SearchWork, Searcher, Source, Sources, Want,
-};
+use kalah::answer::{Answer, AnswerError, Budget, SearchWork, Searcher, Sources, Want};
+use kalah::api::{MODEL_SLACK, board_json};
 use kalah::book::Book;
 use kalah::db::Tablebase;
-use kalah::{AnyPosition, Lanes, Position, Rules, Side, Solver, Variant};
+use kalah::{AnyPosition, Lanes, Position, Rules, Solver, Variant};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
-
-use super::super::answer::{add_bounds_fields, move_json};
-use super::super::args::parse_position_given;
-
-/// The longest query string taken, in bytes (a 12-house literal needs about 200).
-pub const MAX_QUERY: usize = 2048;
 
 /// The explorer: one page, its script and style inline.
 const EXPLORER: &str = include_str!("explorer.html");
@@ -137,14 +130,18 @@ pub struct Failure {
     body: Value,
 }
 
-impl Failure {
-    /// Bad input, naming the field (400).
-    fn field(field: &str, why: impl std::fmt::Display) -> Failure {
+impl From<kalah::api::Failure> for Failure {
+    fn from(f: kalah::api::Failure) -> Failure {
         Failure {
-            status: StatusCode::BAD_REQUEST,
-            body: json!({"error": format!("{field}: {why}"), "field": field}),
+            status: status(f.status),
+            body: f.body,
         }
     }
+}
+
+/// The status code `code` (one of those of [`kalah::api`]).
+fn status(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 impl IntoResponse for Failure {
@@ -218,105 +215,18 @@ async fn not_allowed() -> Response {
 /// `?position=LITERAL&rules=R&to_move=SIDE`.
 async fn position(State(api): State<Arc<Api>>, RawQuery(query): RawQuery) -> Response {
     let arrived = Instant::now();
-    let asked = fields(query.as_deref(), &["position", "rules", "to_move"]).and_then(|f| {
-        let rules = rules(&f)?;
-        let to_move = match f.get("to_move") {
-            None => None,
-            Some(text) => Some(
-                text.parse::<Side>()
-                    .map_err(|e| Failure::field("to_move", e))?,
-            ),
-        };
-        let text = f.get("position").ok_or_else(|| {
-            Failure::field(
-                "position",
-                "missing (a KGP literal, e.g. <4,0,0,4,4,4,4,4,4,4,4>)",
-            )
-        })?;
-        let pos = parse_position_given(text, to_move, "to_move", rules)
-            .map_err(|e| Failure::field("position", e.message))?;
-        Ok(pos)
-    });
-    match asked {
+    match kalah::api::position_query(query.as_deref()) {
         Ok(pos) => answer(api, pos, None, arrived).await,
-        Err(failure) => failure.into_response(),
+        Err(failure) => Failure::from(failure).into_response(),
     }
 }
 
 /// `?houses=M&seeds=N&rules=R`.
 async fn start(State(api): State<Arc<Api>>, RawQuery(query): RawQuery) -> Response {
     let arrived = Instant::now();
-    let asked = fields(query.as_deref(), &["houses", "seeds", "rules"]).and_then(|f| {
-        let rules = rules(&f)?;
-        let number = |field: &str, example: &str| -> Result<u64, Failure> {
-            let text = f.get(field).ok_or_else(|| {
-                Failure::field(field, format!("missing (e.g. {field}={example})"))
-            })?;
-            text.parse::<u64>().map_err(|_| {
-                Failure::field(
-                    field,
-                    format!("expected a whole number, got {}", kalah::text::quote(text)),
-                )
-            })
-        };
-        let houses = number("houses", "6")?;
-        let seeds = number("seeds", "4")?;
-        let houses = usize::try_from(houses).unwrap_or(usize::MAX);
-        let variant = Variant::new(houses, seeds, rules).map_err(|e| {
-            let field = match e {
-                kalah::VariantError::HousesOutOfRange(_) => "houses",
-                _ => "seeds",
-            };
-            Failure::field(field, e)
-        })?;
-        Ok(variant)
-    });
-    match asked {
+    match kalah::api::start_query(query.as_deref()) {
         Ok(variant) => answer(api, AnyPosition::start(variant), Some(variant), arrived).await,
-        Err(failure) => failure.into_response(),
-    }
-}
-
-/// The query's fields: each at most once, each one of `known`.
-fn fields(query: Option<&str>, known: &[&str]) -> Result<HashMap<String, String>, Failure> {
-    let query = query.unwrap_or("");
-    if query.len() > MAX_QUERY {
-        return Err(Failure::field(
-            "query",
-            format!("{} bytes, more than the {MAX_QUERY} taken", query.len()),
-        ));
-    }
-    let mut fields = HashMap::new();
-    for (name, value) in form_urlencoded::parse(query.as_bytes()) {
-        if !known.contains(&name.as_ref()) {
-            return Err(Failure::field(
-                &kalah::text::escape_within(&name, 40),
-                format!("unknown parameter (known: {})", known.join(", ")),
-            ));
-        }
-        if fields
-            .insert(name.to_string(), value.into_owned())
-            .is_some()
-        {
-            return Err(Failure::field(&name, "given twice"));
-        }
-    }
-    Ok(fields)
-}
-
-/// `rules`, `standard` when not given.
-fn rules(fields: &HashMap<String, String>) -> Result<Rules, Failure> {
-    match fields.get("rules") {
-        None => Ok(Rules::Standard),
-        Some(text) => text.parse().map_err(|_| {
-            Failure::field(
-                "rules",
-                format!(
-                    "{} is not one of: standard, empty-capture",
-                    kalah::text::quote(text)
-                ),
-            )
-        }),
+        Err(failure) => Failure::from(failure).into_response(),
     }
 }
 
@@ -420,11 +330,6 @@ fn answer_with<L: Lanes>(
     kalah::answer::answer(p, sources, want, budget, Some(search))
 }
 
-/// How many times the budget a search may take by the cost model and still be started: the
-/// model is off by ten either way, so a search it puts past ten budgets would not finish in
-/// one.
-pub const MODEL_SLACK: f64 = 10.0;
-
 /// No search slot came free within the budget.
 #[derive(Debug)]
 struct Busy;
@@ -501,9 +406,8 @@ impl Searcher for SlotSearch<'_> {
     }
 }
 
-/// The status and body of an answer: 200 with the value, every move's value or bounds (best
-/// first) and what was not done; 422 without the value (the search past the budget, or not
-/// started: the cost model puts it past [`MODEL_SLACK`] budgets), the board and its bounds.
+/// The status and body of an answer ([`kalah::api::reply`]), with how to raise this server's
+/// budget.
 fn reply<L: Lanes>(
     p: &Position<L>,
     variant: Option<Variant>,
@@ -511,148 +415,13 @@ fn reply<L: Lanes>(
     db: Option<&Tablebase>,
     api: &Api,
 ) -> (StatusCode, Value) {
-    let mut out = board_json(p, variant, Some(a), db);
-    out["source"] = json!(a.source.as_str());
-    out["nodes"] = json!(a.searched.map_or(0, |s| s.nodes));
-    out["budget_ms"] = json!(api.budget.as_millis() as u64);
-    if a.source == Source::Ledger {
-        out["pv_complete"] = json!(a.pv_complete);
-    }
-    let why = not_searched(a, api.budget);
-    if let Some(why) = &why {
-        out["not_searched"] = why.clone();
-    }
-    if a.exact().is_some() {
-        return (StatusCode::OK, out);
-    }
-    let budget_ms = api.budget.as_millis();
-    let (reason, error) = match a.not_done {
-        Some(NotDone::Cost { .. }) => (
-            "cost",
-            format!(
-                "beyond the databases, and the cost model puts its search past {MODEL_SLACK} \
-                 times the {budget_ms} ms budget: not searched"
-            ),
-        ),
-        _ => (
-            "budget",
-            format!(
-                "beyond the databases, and its search did not finish within the {budget_ms} ms \
-                 budget"
-            ),
-        ),
-    };
-    let mut body = json!({
-        "error": error,
-        "reason": reason,
-        "budget_ms": budget_ms as u64,
-        "board": out,
-    });
-    if let Some(why) = why {
-        body["not_searched"] = why;
-    }
-    // What the ledgers prove is still worth showing.
-    if let Some(b) = a.ledger_bounds {
-        body["ledger_bounds"] = json!({"lower": b.lower, "upper": b.upper});
-    }
-    // What unchecked facts claim, marked as such: never a value.
-    if !a.claims.is_empty() {
-        body["claims"] = a
-            .claims
-            .iter()
-            .map(|c| crate::cli::books::claim_json(c, None))
-            .collect();
-    }
-    (StatusCode::UNPROCESSABLE_ENTITY, body)
-}
-
-/// Why a search was not done (or not finished), as JSON: `reason` (`cost`, `budget`),
-/// `estimated_seconds` and `estimated_nodes` (the cost model's figure, for `cost`),
-/// `budget_ms`, and `how`: that `kalah serve --budget` raises the budget.
-fn not_searched(a: &Answer, budget: Duration) -> Option<Value> {
     let how = format!(
         "this server searches a position for at most {} (kalah serve --budget S raises it, \
          up to 60 s)",
-        seconds_text(budget)
+        kalah::api::seconds_text(api.budget)
     );
-    let budget_ms = budget.as_millis() as u64;
-    match a.not_done? {
-        NotDone::Cost { cost, .. } => Some(json!({
-            "reason": "cost",
-            "estimated_seconds": cost.seconds.min(1e15).round() as u64,
-            "estimated_nodes": cost.nodes.min(1e18).round() as u64,
-            "budget_ms": budget_ms,
-            "how": how,
-        })),
-        NotDone::OutOfTime => Some(json!({
-            "reason": "budget",
-            "budget_ms": budget_ms,
-            "how": how,
-        })),
-        _ => None,
-    }
-}
-
-/// `1 s`, `0.1 s`, `60 s`.
-fn seconds_text(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s} s")
-    }
-}
-
-/// The position as an answer shows it: the header, `variant` and `seeds` of a start, the value
-/// (null unless exact) with its `lower`, `upper` and `certified`, `best` and `maybe_best`, each
-/// legal move best first (`house`, `value` or null, `lower`, `upper`, `source`, `certified`,
-/// `after`, `extra_turn`), the perfect line as far as known, and `db_max_seeds`, the top level
-/// read for its board and rules (null for none). `answer` `None`: nothing known, every move's
-/// `value` null.
-fn board_json<L: Lanes>(
-    p: &Position<L>,
-    variant: Option<Variant>,
-    answer: Option<&Answer>,
-    db: Option<&Tablebase>,
-) -> Value {
-    let mut out = super::super::args::header(p);
-    out["db_max_seeds"] = json!(db.map(Tablebase::max_level));
-    out["variant"] = json!(variant.map(|v| format!("Kalah({},{})", v.houses(), v.seeds())));
-    if let Some(v) = variant {
-        out["seeds"] = v.seeds().into();
-    }
-    let Some(a) = answer else {
-        out["value"] = Value::Null;
-        out["best"] = json!([]);
-        out["pv"] = json!([]);
-        out["moves"] = p
-            .legal_moves()
-            .into_iter()
-            .map(|mv| {
-                let (after, sowing) = p.play_unchecked(mv);
-                json!({
-                    "house": mv.house(),
-                    "value": null,
-                    "after": after.to_string(),
-                    "extra_turn": sowing.extra_turn,
-                })
-            })
-            .collect();
-        return out;
-    };
-    add_bounds_fields(&mut out, a);
-    let mut moves = a.moves.clone();
-    moves.sort_by_key(|m| (-m.bounds.upper, -m.bounds.lower, m.mv.house()));
-    out["moves"] = moves
-        .iter()
-        .map(|m| {
-            let mut json = move_json(m);
-            json["after"] = json!(p.play_unchecked(m.mv).0.to_string());
-            json
-        })
-        .collect();
-    out["pv"] = json!(a.pv.iter().map(|t| t.to_string()).collect::<Vec<_>>());
-    out
+    let (code, body) = kalah::api::reply(p, variant, a, db, api.budget, &how);
+    (status(code), body)
 }
 
 /// The response: `body` with the time since the request `arrived` and whether it came from

@@ -31,9 +31,9 @@
 //! the solver when it is first needed and draws the progress.
 //!
 //! ```
-//! use kalah::answer::{Source, Sources, Want, look_up};
-//! use kalah::book::{Book, game_of};
-//! use kalah::{Narrow, Position, Rules, Variant};
+//! use kalah_core::answer::{Source, Sources, Want, look_up};
+//! use kalah_core::book::{Book, game_of};
+//! use kalah_core::{Narrow, Position, Rules, Variant};
 //!
 //! // Kalah(6,6) from the ledger kalah ships: +4, proven and certified, move 1 best.
 //! let start = Position::<Narrow>::start(Variant::new(6, 6, Rules::Standard)?).unwrap();
@@ -47,7 +47,9 @@
 
 use std::convert::Infallible;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use crate::analysis::{Analysis, MoveValue};
 use crate::book::{Book, BookError, Claimed, Proven, after_move, value_range};

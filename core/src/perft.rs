@@ -5,9 +5,9 @@
 //! finished game has no legal sowings, so `perft(finished, d) = 0` for `d > 0`.
 //!
 //! ```
-//! use kalah::{perft, Position, Rules, Variant};
+//! use kalah_core::{perft, Position, Rules, Variant};
 //!
-//! let start = Position::<kalah::Narrow>::start(Variant::new(6, 4, Rules::Standard).unwrap()).unwrap();
+//! let start = Position::<kalah_core::Narrow>::start(Variant::new(6, 4, Rules::Standard).unwrap()).unwrap();
 //! assert_eq!(perft(&start, 1), 6);
 //! // Five sowings pass the turn (North has 6 replies each); house 3 ends in South's store,
 //! // and South sows again from one of its 5 other houses.

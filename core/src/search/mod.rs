@@ -19,7 +19,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 pub use crate::analysis::{Analysis, MoveValue};
 use crate::board::Board;
@@ -377,13 +379,21 @@ impl NodeCounter {
     }
 }
 
+/// Whether this platform starts threads (not WebAssembly in a browser, whose std refuses).
+fn can_start_threads() -> bool {
+    std::thread::Builder::new()
+        .spawn(|| ())
+        .is_ok_and(|t| t.join().is_ok())
+}
+
 /// An exact solver for one number of houses and one capture rule.
 pub struct Solver {
     houses: usize,
     rules: Rules,
     config: SolverConfig,
     tt: TranspositionTable,
-    pool: rayon::ThreadPool,
+    /// The threads of the searches; `None` where no thread can be started (see `new`).
+    pool: Option<rayon::ThreadPool>,
     nodes: Arc<AtomicU64>,
     started: Instant,
     db: Option<Arc<Tablebase>>,
@@ -404,11 +414,19 @@ impl Solver {
             0
         };
         let tt = TranspositionTable::new(tt_mib).map_err(SolveError::Table)?;
-        let pool = rayon::ThreadPoolBuilder::new()
+        let pool = match rayon::ThreadPoolBuilder::new()
             .num_threads(config.threads.max(1))
             .thread_name(|i| format!("kalah-search-{i}"))
             .build()
-            .map_err(|e| SolveError::Threads(e.to_string()))?;
+        {
+            Ok(pool) => Some(pool),
+            // No thread can be started here (WebAssembly in a browser): one thread searches on
+            // the caller's, and the parallel splits of the search run on rayon's global pool,
+            // which is then the calling thread alone, so they run one after another exactly
+            // as on a pool of one thread.
+            Err(_) if config.threads <= 1 && !can_start_threads() => None,
+            Err(e) => return Err(SolveError::Threads(e.to_string())),
+        };
         Ok(Solver {
             houses,
             rules,
@@ -824,14 +842,18 @@ impl Solver {
             cancel: &self.cancelled,
             harvest,
         };
-        let (result, stopped) = self.pool.install(|| {
+        let run = || {
             let abort = Abort::root();
             let mut local = Local::default();
             let result =
                 negamax::search(&shared, &mut local, &abort, board, beta - 1, beta, depth, 0);
             local.flush(&shared);
             (result, abort.is_set())
-        });
+        };
+        let (result, stopped) = match &self.pool {
+            Some(pool) => pool.install(run),
+            None => run(),
+        };
         // A level written while the search read it: its result means nothing.
         if let Some(db) = &self.db {
             db.unchanged()?;

@@ -36,10 +36,10 @@ pub mod ledger;
 pub mod shipped;
 pub mod tree;
 
+use crate::clock::Instant;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use crate::board::Board;
 use crate::db::{DbError, Tablebase};

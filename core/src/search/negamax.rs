@@ -9,9 +9,9 @@
 //! A sowing that earns an extra turn adds the child's f (same side, no negation); one that
 //! passes the turn subtracts it; one that ends the game adds nothing more.
 
+use crate::clock::Instant;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 
 use rayon::prelude::*;
 

@@ -13,8 +13,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::position::{Move, Setup};
-use crate::rules::{MAX_HOUSES, MIN_HOUSES, Side};
+use crate::position::{AnyPosition, Move, Setup};
+use crate::rules::{MAX_HOUSES, MIN_HOUSES, Rules, Side};
 use crate::text::quote;
 
 /// Why a text is not a position. The texts it holds are the user's, as typed; its message
@@ -261,6 +261,64 @@ impl FromStr for Turn {
             .collect::<Result<Vec<_>, _>>()
             .map(Turn)
     }
+}
+
+/// Parses `text`, a position as a person types it, into a validated position under `rules`:
+/// a KGP literal, or its bare list of numbers (the brackets need quoting in every shell), with
+/// `to_move` given apart by the option or field named `given` (the name an error about a
+/// disagreement shows). The error is one line that shows `text` quoted, and says what to fix
+/// (numbers separated by spaces: use commas).
+pub fn parse_position(
+    text: &str,
+    to_move: Option<Side>,
+    given: &str,
+    rules: Rules,
+) -> Result<AnyPosition, String> {
+    let trimmed = text.trim();
+    // Allow the bare list of numbers: the brackets need quoting in every shell.
+    let literal = if !trimmed.contains('<') && !trimmed.contains('>') && !trimmed.is_empty() {
+        match trimmed.split_once(char::is_whitespace) {
+            Some((numbers, side)) => format!("<{numbers}> {side}"),
+            None => format!("<{trimmed}>"),
+        }
+    } else {
+        trimmed.to_owned()
+    };
+    let bad = |why: String| format!("invalid position {}: {why}", quote(text));
+    let mut setup: Setup = literal.parse().map_err(|e| {
+        // Numbers separated by spaces, not commas: say so rather than "not a side to move".
+        let words: Vec<&str> = trimmed
+            .split_whitespace()
+            .map(|w| w.trim_matches(['<', '>']))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let digits = |w: &&str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        let side = words
+            .last()
+            .filter(|w| w.parse::<Side>().is_ok())
+            .map(|w| format!(" {w}"));
+        let count = words.len() - usize::from(side.is_some());
+        let numbers = !trimmed.contains(',') && count >= 4 && words[..count].iter().all(digits);
+        if numbers {
+            bad(format!(
+                "separate the numbers with commas, not spaces: '<{}>{}'",
+                words[..count].join(","),
+                side.unwrap_or_default()
+            ))
+        } else {
+            bad(format!("{e}"))
+        }
+    })?;
+    match (setup.to_move, to_move) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(bad(format!(
+                "the literal says {a} to move but {given} says {b}"
+            )));
+        }
+        (None, Some(b)) => setup.to_move = Some(b),
+        _ => {}
+    }
+    AnyPosition::from_setup(&setup, rules).map_err(|e| bad(format!("{e}")))
 }
 
 #[cfg(test)]

@@ -37,9 +37,9 @@
 //! appended to a ledger as a fact, in the order of their depth; a book cut off resumes from its
 //! ledger.
 
+use crate::clock::Instant;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use crate::analysis::Analysis;
 use crate::board::Board;
@@ -59,35 +59,35 @@ use crate::search::{SolveError, Solver};
 pub const SHIPPED: &[(&str, &str)] = &[
     (
         "kalah-6-4-standard-book.jsonl",
-        include_str!("../data/books/kalah-6-4-standard-book.jsonl"),
+        include_str!("../../data/books/kalah-6-4-standard-book.jsonl"),
     ),
     (
         "kalah-6-4-empty-capture-book.jsonl",
-        include_str!("../data/books/kalah-6-4-empty-capture-book.jsonl"),
+        include_str!("../../data/books/kalah-6-4-empty-capture-book.jsonl"),
     ),
     (
         "kalah-6-5-standard-book.jsonl",
-        include_str!("../data/books/kalah-6-5-standard-book.jsonl"),
+        include_str!("../../data/books/kalah-6-5-standard-book.jsonl"),
     ),
     (
         "kalah-6-5-empty-capture-book.jsonl",
-        include_str!("../data/books/kalah-6-5-empty-capture-book.jsonl"),
+        include_str!("../../data/books/kalah-6-5-empty-capture-book.jsonl"),
     ),
     (
         "kalah-6-5-standard.jsonl",
-        include_str!("../data/proofs/kalah-6-5-standard.jsonl"),
+        include_str!("../../data/proofs/kalah-6-5-standard.jsonl"),
     ),
     (
         "kalah-6-5-empty-capture.jsonl",
-        include_str!("../data/proofs/kalah-6-5-empty-capture.jsonl"),
+        include_str!("../../data/proofs/kalah-6-5-empty-capture.jsonl"),
     ),
     (
         "kalah-6-6-empty-capture.jsonl",
-        include_str!("../data/proofs/kalah-6-6-empty-capture.jsonl"),
+        include_str!("../../data/proofs/kalah-6-6-empty-capture.jsonl"),
     ),
     (
         "kalah-6-6-standard.jsonl",
-        include_str!("../data/proofs/kalah-6-6-standard.jsonl"),
+        include_str!("../../data/proofs/kalah-6-6-standard.jsonl"),
     ),
 ];
 

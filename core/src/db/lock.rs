@@ -48,6 +48,7 @@ pub fn lock(dir: &Path) -> Result<BuildLock, DbError> {
     };
     let mut file = match options.open(&path) {
         Ok(file) => file,
+        #[cfg(unix)]
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(not_a_file()),
         Err(e) => return Err(in_file(e)),
     };

@@ -8,13 +8,19 @@
 //! kernel, backed only where touched), aligned to 2 MiB and advised to use transparent huge
 //! pages where the OS offers them (Linux `madvise(MADV_HUGEPAGE)`): one TLB entry then covers
 //! 2 MiB of table instead of 4 KiB.
+//!
+//! The maps need the `mmap` feature (memmap2). Without it a table or a level loaded into memory
+//! is a plain zeroed allocation, and a level file "mapped" is read whole into memory: the same
+//! bytes, without the huge pages or the loading on demand (WebAssembly has no maps at all).
 
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU8, AtomicU64};
 
+#[cfg(feature = "mmap")]
 use memmap2::MmapMut;
 
 /// Alignment of the table inside its map: one huge page.
+#[cfg(feature = "mmap")]
 const HUGE_PAGE: usize = 2 << 20;
 
 /// `len` atomics, all zero, in [`HugeBytes`] (see the module docs).
@@ -34,12 +40,58 @@ impl AtomicTable {
 /// `len` zeroed bytes in an anonymous map aligned to 2 MiB and advised to use huge pages (see
 /// the module docs): for data read at random, such as a database level loaded into memory or
 /// the words of an [`AtomicTable`].
+#[cfg(feature = "mmap")]
 pub struct HugeBytes {
     map: MmapMut,
     offset: usize,
     len: usize,
 }
 
+/// `len` zeroed bytes (without the `mmap` feature: a plain allocation, aligned for the words of
+/// an [`AtomicTable`]).
+#[cfg(not(feature = "mmap"))]
+pub struct HugeBytes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+#[cfg(not(feature = "mmap"))]
+impl HugeBytes {
+    /// `len` zeroed bytes; `None` if the memory cannot be allocated.
+    pub fn zeroed(len: usize) -> Option<HugeBytes> {
+        let mut words = Vec::new();
+        let count = len.div_ceil(8);
+        words.try_reserve_exact(count).ok()?;
+        words.resize(count, 0);
+        Some(HugeBytes { words, len })
+    }
+
+    /// The first byte, 8-byte aligned.
+    fn start(&self) -> *const u8 {
+        self.words.as_ptr().cast()
+    }
+}
+
+#[cfg(not(feature = "mmap"))]
+impl Deref for HugeBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        // Safety: `words` owns `8 * words.len() >= len` initialised bytes from `start()`; u8 has
+        // no alignment or validity requirement; the slice borrows `self`, which owns them.
+        unsafe { std::slice::from_raw_parts(self.start(), self.len) }
+    }
+}
+
+#[cfg(not(feature = "mmap"))]
+impl std::ops::DerefMut for HugeBytes {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // Safety: as in `deref`, and the slice borrows `self` mutably, so it is the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast(), self.len) }
+    }
+}
+
+#[cfg(feature = "mmap")]
 impl HugeBytes {
     /// `len` zeroed bytes; `None` if the memory cannot be mapped.
     pub fn zeroed(len: usize) -> Option<HugeBytes> {
@@ -61,6 +113,7 @@ impl HugeBytes {
     }
 }
 
+#[cfg(feature = "mmap")]
 impl Deref for HugeBytes {
     type Target = [u8];
 
@@ -69,6 +122,7 @@ impl Deref for HugeBytes {
     }
 }
 
+#[cfg(feature = "mmap")]
 impl std::ops::DerefMut for HugeBytes {
     fn deref_mut(&mut self) -> &mut [u8] {
         &mut self.map[self.offset..self.offset + self.len]
@@ -79,8 +133,9 @@ impl Deref for AtomicTable {
     type Target = [AtomicU64];
 
     fn deref(&self) -> &[AtomicU64] {
-        // Safety: `bytes` holds `8 * len` bytes from `start()`, which is 2 MiB aligned and so
-        // aligned for AtomicU64; anonymous maps are zero-filled and all-zero bytes are a valid
+        // Safety: `bytes` holds `8 * len` bytes from `start()`, which is 2 MiB aligned (8 bytes
+        // without `mmap`) and so aligned for AtomicU64; anonymous maps (and the allocation
+        // without `mmap`) are zero-filled and all-zero bytes are a valid
         // AtomicU64 (same representation as u64); the bytes are only ever accessed through this
         // shared slice of atomics (`bytes` is private and never dereferenced mutably), and the
         // slice borrows `self`, which owns the map, so it cannot outlive the mapping.
@@ -89,9 +144,12 @@ impl Deref for AtomicTable {
 }
 
 /// A read-only map of the whole of a file, registered with the SIGBUS handler while it lives
-/// (see [`catch_bus_error`]).
+/// (see [`catch_bus_error`]); without the `mmap` feature, the file's bytes read whole.
 pub struct FileMap {
+    #[cfg(feature = "mmap")]
     map: memmap2::Mmap,
+    #[cfg(not(feature = "mmap"))]
+    map: Vec<u8>,
     /// Its slot in the handler's registry, if one was free.
     slot: Option<usize>,
 }
@@ -106,6 +164,7 @@ impl std::ops::Deref for FileMap {
 
 impl FileMap {
     /// The underlying map.
+    #[cfg(feature = "mmap")]
     pub fn map(&self) -> &memmap2::Mmap {
         &self.map
     }
@@ -127,7 +186,25 @@ impl Drop for FileMap {
 /// pages a search probing a level at random pays a page walk on almost every probe). Pieces the
 /// page cache already holds in small pages stay small until they leave it; files the builder
 /// has just written are cached in large pieces already.
+///
+/// Without the `mmap` feature the file is read whole into memory instead (and so is not
+/// registered with the handler: no read of it can fault).
 pub fn map_file(file: &std::fs::File) -> std::io::Result<FileMap> {
+    #[cfg(not(feature = "mmap"))]
+    {
+        use std::io::{Read, Seek};
+        let mut file = file;
+        let mut map = Vec::new();
+        file.rewind()?;
+        file.read_to_end(&mut map)?;
+        Ok(FileMap { map, slot: None })
+    }
+    #[cfg(feature = "mmap")]
+    map_whole(file)
+}
+
+#[cfg(feature = "mmap")]
+fn map_whole(file: &std::fs::File) -> std::io::Result<FileMap> {
     // Safety: the map is read-only and private to this process's view of a database file; the
     // crate never writes a level file after renaming it into place. Another process may still
     // write it, or cut it short: every byte pattern is a valid u8, so no read can produce an
@@ -158,6 +235,7 @@ mod bus {
 
     /// Registers the map at `start` of `len` bytes; its slot, or `None` if all are taken (a
     /// fault in it then ends the process, as before).
+    #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     pub fn register(start: usize, len: usize) -> Option<usize> {
         if len == 0 {
             return None;
@@ -181,7 +259,8 @@ mod bus {
         LENS[slot].store(0, Ordering::Release);
     }
 
-    /// The registered map holding `addr`: its start and length.
+    /// The registered map holding `addr`: its start and length (read by the handler, Unix).
+    #[cfg_attr(not(unix), allow(dead_code))]
     pub fn find(addr: usize) -> Option<(usize, usize)> {
         for slot in 0..SLOTS {
             let len = LENS[slot].load(Ordering::Acquire);
@@ -460,6 +539,20 @@ pub fn drop_cached(file: &std::fs::File) {
     let _ = file;
 }
 
+/// The page's monotonic clock in milliseconds (`performance.now()`), which the page that loads
+/// the WebAssembly module lends it as the import `kalah.now_ms` (see [`crate::clock`]).
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub fn page_clock_ms() -> f64 {
+    #[link(wasm_import_module = "kalah")]
+    unsafe extern "C" {
+        fn now_ms() -> f64;
+    }
+    // Safety: the import takes nothing and returns a number; the page supplies it when it
+    // instantiates the module (instantiation fails without it), and it touches no memory of the
+    // module.
+    unsafe { now_ms() }
+}
+
 /// Asks the CPU to start loading the cache line of `slot` (a hint; never faults).
 #[inline(always)]
 pub fn prefetch<T>(slot: &T) {
@@ -520,6 +613,7 @@ pub fn address_space_limit() -> Option<u64> {
 }
 
 /// The effective user id of this process (Unix); `None` elsewhere.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub fn user_id() -> Option<u32> {
     #[cfg(unix)]
     {

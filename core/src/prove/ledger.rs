@@ -522,6 +522,7 @@ impl LedgerWriter {
         }
         let mut file = match options.open(path) {
             Ok(file) => file,
+            #[cfg(unix)]
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                 return Err(io(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,

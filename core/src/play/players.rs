@@ -279,7 +279,7 @@ impl Player for EnginePlayer {
         game: &Game,
         watch: &mut dyn FnMut(&Thinking),
     ) -> Result<Action, PlayError> {
-        let deadline = std::time::Instant::now() + self.time;
+        let deadline = crate::clock::Instant::now() + self.time;
         let never = std::sync::atomic::AtomicBool::new(false);
         let mut report = |t: &Thought| watch(&Thinking::Searched(*t));
         Ok(self

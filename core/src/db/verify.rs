@@ -10,7 +10,9 @@
 //! consistency check covers every entry, or a sample drawn at random from each level.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use rayon::prelude::*;
 

@@ -12,7 +12,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use bitvec::prelude::{BitSlice, BitVec, Lsb0};
 use rayon::prelude::*;
@@ -77,7 +77,7 @@ impl Storage for Mapped {
     fn will_need(&self, offset: u64, len: u64) {
         // The pages of the range (memmap2 widens it to whole pages), read from disk now if they
         // are not cached, without waiting.
-        #[cfg(unix)]
+        #[cfg(all(unix, feature = "mmap"))]
         {
             let len = len.min(self.len() - offset);
             let _ = self.map.map().advise_range(
@@ -86,7 +86,7 @@ impl Storage for Mapped {
                 len as usize,
             );
         }
-        #[cfg(not(unix))]
+        #[cfg(not(all(unix, feature = "mmap")))]
         let _ = (offset, len);
     }
 }
@@ -116,6 +116,12 @@ impl Storage for PlainRead {
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
     file.read_exact_at(buf, offset)
+}
+
+/// Where std reads no file at an offset (WebAssembly, whose std has no files at all).
+#[cfg(not(any(unix, windows)))]
+fn read_at(_file: &File, _buf: &mut [u8], _offset: u64) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 #[cfg(windows)]
@@ -168,8 +174,10 @@ impl Storage for InMemory {
     }
 }
 
-/// The blocks of a level checked so far, one bit a block, shared by every thread.
-pub type Checked = BitSlice<AtomicU64, Lsb0>;
+/// The blocks of a level checked so far, one bit a block, shared by every thread (in words of
+/// the platform's width: bitvec has no 64-bit atomic words on 32-bit targets such as
+/// WebAssembly).
+pub type Checked = BitSlice<AtomicUsize, Lsb0>;
 
 /// One level of a database: its entries, read only through blocks that passed their check.
 pub struct Level {
@@ -180,7 +188,7 @@ pub struct Level {
     /// Where entry 0 is in `storage`.
     entries_at: u64,
     /// One bit a block: it passed its check.
-    checked: BitVec<AtomicU64, Lsb0>,
+    checked: BitVec<AtomicUsize, Lsb0>,
     /// The file as it was when opened, for [`Level::unchanged`] (none for a level in memory:
     /// its bytes are its own).
     watch: Option<Watch>,

@@ -25,9 +25,9 @@
 //! Under the pie rule, asked as North after South's first turn, it swaps when its search says
 //! the position is lost for the side to move.
 
+use crate::clock::Instant;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use crate::board::Board;
 use crate::db::Tablebase;
