@@ -14,8 +14,13 @@ levels should be in the page cache (`kalah db warm --max-level K --hold` beside 
 first tests pay for reading them. The leaves, the depths and the results are printed as
 Markdown, with the machine; --json FILE writes them too.
 
+The rules are the ledger's (its facts say them); --tt-mb gives each test the table a campaign
+gives its tests (`prove --tt-mb`), instead of analyze's default, which for Kalah(6,6) is larger
+than a machine beside a campaign can spare.
+
 Usage: scripts/levels-payoff.py LEDGER --levels 30,32,33 [--leaves 12] [--cap 150]
-           [--threads 1] [--guess G] [--all-moves] [--kalah BIN] [--db DIR] [--json FILE]
+           [--threads 1] [--tt-mb MIB] [--guess G] [--all-moves] [--kalah BIN] [--db DIR]
+           [--json FILE]
 """
 
 import argparse
@@ -49,6 +54,19 @@ def levels_list(s):
     return ks
 
 
+def ledger_rules(path):
+    """The rules of the ledger's facts (every fact of a ledger has its root's rules)."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rules = json.loads(line).get("rules")
+            except (ValueError, AttributeError):
+                continue
+            if rules in ("standard", "empty-capture"):
+                return rules
+    sys.exit(f"levels-payoff: no fact in {path} says its rules")
+
+
 def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -61,6 +79,7 @@ def main():
     p.add_argument("--leaves", type=bounded_int(1, 1000), default=12)
     p.add_argument("--cap", type=bounded_int(1, 86400), default=150, help="CPU seconds a test may take")
     p.add_argument("--threads", type=bounded_int(1, 64), default=1)
+    p.add_argument("--tt-mb", type=bounded_int(1, 1 << 20))
     p.add_argument("--guess", type=bounded_int(-255, 255))
     p.add_argument("--all-moves", action="store_true")
     p.add_argument("--kalah", default="target/release/kalah")
@@ -77,9 +96,10 @@ def main():
     if not leaves:
         sys.exit("levels-payoff: the campaign has no open leaf")
 
+    rules = ledger_rules(args.ledger)
     print(f"machine: {machine()}")
     print(f"\n{len(leaves)} leaves of {args.ledger} (the campaign's next test), "
-          f"{args.threads} thread(s), at most {args.cap} s of CPU a test\n")
+          f"{rules} rules, {args.threads} thread(s), at most {args.cap} s of CPU a test\n")
     rows = []
     for k in args.levels:
         proven = 0
@@ -89,7 +109,9 @@ def main():
         for leaf in leaves:
             cmd = [args.kalah, "analyze", leaf["position"], "--to-move", leaf["to_move"],
                    "--at-least", str(leaf["at_least"]), "--max-level", str(k), "--no-book",
-                   "--long", "--json", "--threads", str(args.threads)]
+                   "--long", "--json", "--threads", str(args.threads), "--rules", rules]
+            if args.tt_mb is not None:
+                cmd += ["--tt-mb", str(args.tt_mb)]
             if args.db:
                 cmd += ["--db", args.db]
             before = children_cpu()
@@ -122,7 +144,7 @@ def main():
               f"{r['proven_per_cpu_hour']:.1f} | {r['nodes_proven']:,} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"ledger": args.ledger, "leaves": leaves, "cap_s": args.cap,
+            json.dump({"ledger": args.ledger, "rules": rules, "tt_mb": args.tt_mb, "leaves": leaves, "cap_s": args.cap,
                        "threads": args.threads, "rows": rows}, f, indent=1)
 
 
