@@ -14,9 +14,9 @@ levels should be in the page cache (`kalah db warm --max-level K --hold` beside 
 first tests pay for reading them. The leaves, the depths and the results are printed as
 Markdown, with the machine; --json FILE writes them too.
 
-The rules are the ledger's (its facts say them); --tt-mb gives each test the table a campaign
-gives its tests (`prove --tt-mb`), instead of analyze's default, which for Kalah(6,6) is larger
-than a machine beside a campaign can spare.
+Each leaf is tested under the campaign's rules (the listing names them); --tt-mb gives each
+test the table a campaign gives its tests (`prove --tt-mb`), instead of analyze's default,
+which for Kalah(6,6) is larger than a machine beside a campaign can spare.
 
 Usage: scripts/levels-payoff.py LEDGER --levels 30,32,33 [--leaves 12] [--cap 150]
            [--threads 1] [--tt-mb MIB] [--guess G] [--all-moves] [--kalah BIN] [--db DIR]
@@ -54,19 +54,6 @@ def levels_list(s):
     return ks
 
 
-def ledger_rules(path):
-    """The rules of the ledger's facts (every fact of a ledger has its root's rules)."""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                rules = json.loads(line).get("rules")
-            except (ValueError, AttributeError):
-                continue
-            if rules in ("standard", "empty-capture"):
-                return rules
-    sys.exit(f"levels-payoff: no fact in {path} says its rules")
-
-
 def children_cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -92,11 +79,12 @@ def main():
         status += ["--guess", str(args.guess)]
     if args.all_moves:
         status.append("--all-moves")
-    leaves = json.loads(subprocess.run(status, check=True, capture_output=True, text=True).stdout)["leaves"]
+    listed = json.loads(subprocess.run(status, check=True, capture_output=True, text=True).stdout)
+    leaves = listed["leaves"]
     if not leaves:
         sys.exit("levels-payoff: the campaign has no open leaf")
 
-    rules = ledger_rules(args.ledger)
+    rules = listed["rules"]
     print(f"machine: {machine()}")
     print(f"\n{len(leaves)} leaves of {args.ledger} (the campaign's next test), "
           f"{rules} rules, {args.threads} thread(s), at most {args.cap} s of CPU a test\n")

@@ -1476,6 +1476,10 @@ fn status_lists_the_leaves_of_the_next_test() {
     ]);
     let leaves = listed["leaves"].as_array().unwrap();
     assert!(!leaves.is_empty() && leaves.len() <= 4, "{listed}");
+    // The root and its rules are named: analyze must be given them with each leaf.
+    assert_eq!(listed["root"], "<5,0,0,3,3,3,3,3,3,3,3,3,3>", "{listed}");
+    let rules = listed["rules"].as_str().unwrap();
+    assert_eq!(rules, "standard", "{listed}");
     for leaf in leaves {
         let position = leaf["position"].as_str().unwrap();
         let to_move = leaf["to_move"].as_str().unwrap();
@@ -1487,6 +1491,8 @@ fn status_lists_the_leaves_of_the_next_test() {
             to_move,
             "--at-least",
             &at_least,
+            "--rules",
+            rules,
             "--no-db",
             "--no-book",
             "--json",

@@ -140,9 +140,11 @@ pub struct ProveArgs {
     /// With --status: list instead the first N open leaves of the campaign's next test (1 to
     /// 10000), in the order a campaign takes them, each with what its test asks ("value >= T",
     /// stores included, for the leaf's side to move: `kalah analyze LEAF --at-least T` asks the
-    /// same). The root's test is against --guess (else its lower bound plus 2); with
-    /// --all-moves, once the value is exact, the first moves' tests. A fixed sample of the work
-    /// ahead, to measure what levels or a budget buy (scripts/levels-payoff.py).
+    /// same, given the campaign's --rules). The root's test is against --guess (else its lower
+    /// bound plus 2); with --all-moves, once the value is exact, the first moves' tests. A fixed
+    /// sample of the work ahead, to measure what levels or a budget buy
+    /// (scripts/levels-payoff.py). JSON: {"root", "rules", "leaves": [{"position", "to_move",
+    /// "seeds", "at_least"}]}.
     #[arg(long, value_name = "N", requires = "status", value_parser = clap::value_parser!(u64).range(1..=10_000))]
     leaves: Option<u64>,
 

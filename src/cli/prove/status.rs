@@ -24,7 +24,7 @@ fn run_on<L: Lanes>(args: &ProveArgs, path: &PathBuf, root: Position<L>) -> Resu
     if let Some(n) = args.leaves {
         let leaves = prove::next_leaves(root, &ledger, args.guess, args.all_moves, n as usize)
             .map_err(prove_error)?;
-        print_leaves(&leaves, args.json);
+        print_leaves(root, &leaves, args.json);
         return Ok(());
     }
     let status = Status::of(root, &ledger, args.guess).map_err(prove_error)?;
@@ -286,11 +286,14 @@ fn houses(moves: &[kalah::Move]) -> String {
 }
 
 /// The open leaves of the next test (see `--leaves`), each with its test as `analyze
-/// --at-least` asks it: value (stores included) at least f's threshold plus the stores.
-fn print_leaves<L: Lanes>(leaves: &[(Position<L>, i32)], json: bool) {
+/// --at-least` asks it: value (stores included) at least f's threshold plus the stores. The
+/// JSON names the root and its rules, which `analyze` must be given with each leaf.
+fn print_leaves<L: Lanes>(root: Position<L>, leaves: &[(Position<L>, i32)], json: bool) {
     let at_least = |leaf: &Position<L>, t: i32| t + leaf.store_difference();
     if json {
         print_json(&json!({
+            "root": root.to_string(),
+            "rules": root.rules().as_str(),
             "leaves": leaves.iter().map(|(leaf, t)| json!({
                 "position": leaf.to_string(),
                 "to_move": super::super::args::side_json(leaf.to_move()),
