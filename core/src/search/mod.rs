@@ -673,7 +673,7 @@ impl Solver {
         guess: i32,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<i32, SolveError> {
-        let (g, exact) = self.deepen(board, guess, progress)?;
+        let (g, exact) = self.deepen(board, guess, self.config.tuning.deepening_nodes, progress)?;
         if exact {
             return Ok(g);
         }
@@ -681,18 +681,19 @@ impl Solver {
     }
 
     /// The iterative deepening of [`Solver::exact`] alone (MTD(f) at growing depths from
-    /// `guess`, within [`Tuning::deepening_nodes`]): the last depth's value, and whether it is
-    /// already exact (the game ended within the horizon on every line).
+    /// `guess`, within `max_nodes`): the last depth's value, and whether it is already exact
+    /// (the game ended within the horizon on every line).
     fn deepen<L: Lanes>(
         &self,
         board: Board<L>,
         guess: i32,
+        max_nodes: u64,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(i32, bool), SolveError> {
         let tuning = self.config.tuning;
         let mut g = guess;
         if tuning.deepening_step > 0 {
-            let limit = self.nodes().saturating_add(tuning.deepening_nodes);
+            let limit = self.nodes().saturating_add(max_nodes);
             let mut depth = tuning.deepening_step;
             while depth <= tuning.deepening_max {
                 let Some((v, resolved)) = self.mtdf_at_limited(board, g, depth, progress, limit)?
@@ -719,7 +720,24 @@ impl Solver {
             return Ok(finished_f(board.mover_seeds(), board.opponent_seeds()));
         }
         self.check_houses(board)?;
-        Ok(self.deepen(board, 0, &mut |_| {})?.0)
+        Ok(self
+            .deepen(board, 0, self.config.tuning.deepening_nodes, &mut |_| {})?
+            .0)
+    }
+
+    /// [`Solver::guess`] within at most `max_nodes` nodes (and [`Tuning::deepening_nodes`]):
+    /// what a test within a budget spends to order its moves first.
+    pub fn guess_within<L: Lanes>(
+        &self,
+        board: Board<L>,
+        max_nodes: u64,
+    ) -> Result<i32, SolveError> {
+        if board.is_finished() {
+            return Ok(finished_f(board.mover_seeds(), board.opponent_seeds()));
+        }
+        self.check_houses(board)?;
+        let max_nodes = max_nodes.min(self.config.tuning.deepening_nodes);
+        Ok(self.deepen(board, 0, max_nodes, &mut |_| {})?.0)
     }
 
     /// MTD(f) at one depth: null-window tests from `guess` until the bounds meet. Returns the
