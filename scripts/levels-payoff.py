@@ -132,8 +132,9 @@ def main():
               f"{r['proven_per_cpu_hour']:.1f} | {r['nodes_proven']:,} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"ledger": args.ledger, "rules": rules, "tt_mb": args.tt_mb, "leaves": leaves, "cap_s": args.cap,
-                       "threads": args.threads, "rows": rows}, f, indent=1)
+            json.dump({"ledger": args.ledger, "rules": rules, "tt_mb": args.tt_mb,
+                       "leaves": leaves, "cap_s": args.cap, "threads": args.threads,
+                       "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

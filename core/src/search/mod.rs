@@ -716,13 +716,7 @@ impl Solver {
     /// within [`Tuning::deepening_nodes`] nodes), which also leaves the table the best moves
     /// the exact search then tries first. Exact when every line ends within the horizon.
     pub fn guess<L: Lanes>(&self, board: Board<L>) -> Result<i32, SolveError> {
-        if board.is_finished() {
-            return Ok(finished_f(board.mover_seeds(), board.opponent_seeds()));
-        }
-        self.check_houses(board)?;
-        Ok(self
-            .deepen(board, 0, self.config.tuning.deepening_nodes, &mut |_| {})?
-            .0)
+        self.guess_within(board, u64::MAX)
     }
 
     /// [`Solver::guess`] within at most `max_nodes` nodes (and [`Tuning::deepening_nodes`]):
